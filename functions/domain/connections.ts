@@ -1,0 +1,119 @@
+/**
+ * WebSocket connections: who is on the other end, which sessions a runner bound, and what happens
+ * when it goes away (PROTOCOL rule 3, DESIGN-NOTES 5).
+ */
+import { DeleteCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import type { Context } from "./context.js";
+import { lostCondition } from "./db.js";
+import { keys } from "./keys.js";
+import type { Caller, ConnectionItem, ElicitationItem } from "./items.js";
+
+/** API Gateway closes every WebSocket after two hours; stale items expire a little later. */
+const CONNECTION_TTL_SECONDS = 3 * 3600;
+
+export function createConnections(ctx: Context) {
+  const { db, table, ops } = ctx;
+  const ttl = () => Math.floor(ctx.now() / 1000) + CONNECTION_TTL_SECONDS;
+
+  async function unbindSession(tenant: string, sessionId: string, connectionId: string) {
+    try {
+      await db.send(
+        new UpdateCommand({
+          TableName: table,
+          Key: keys.session(tenant, sessionId),
+          UpdateExpression: "REMOVE runner_connection_id",
+          ConditionExpression: "runner_connection_id = :c",
+          ExpressionAttributeValues: { ":c": connectionId },
+        }),
+      );
+    } catch (error) {
+      if (!lostCondition(error)) throw error;
+    }
+  }
+
+  return {
+    find: (tenant: string, connectionId: string) => ops.get<ConnectionItem>(keys.connection(tenant, connectionId)),
+
+    async connect(caller: Caller, connectionId: string): Promise<void> {
+      const item: ConnectionItem = {
+        ...keys.connection(caller.tenant, connectionId),
+        kind: "connection",
+        tenant: caller.tenant,
+        connection_id: connectionId,
+        sub: caller.sub,
+        role: caller.role,
+        expires_at: ttl(),
+      };
+      await db.send(new PutCommand({ TableName: table, Item: item }));
+    },
+
+    /** Bind these sessions to a runner's connection: pushes for them go here from now on. */
+    async bindSessions(caller: Caller, connectionId: string, sessionIds: string[]): Promise<void> {
+      if (sessionIds.length === 0) return;
+      await db.send(
+        new UpdateCommand({
+          TableName: table,
+          Key: keys.connection(caller.tenant, connectionId),
+          UpdateExpression: "ADD sessions :s",
+          ExpressionAttributeValues: { ":s": new Set(sessionIds) },
+        }),
+      );
+      await Promise.all(
+        sessionIds.map((sessionId) =>
+          db.send(
+            new UpdateCommand({
+              TableName: table,
+              Key: keys.session(caller.tenant, sessionId),
+              UpdateExpression: "SET runner_connection_id = :c",
+              ExpressionAttributeValues: { ":c": connectionId },
+            }),
+          ),
+        ),
+      );
+    },
+
+    /**
+     * `$disconnect`, or a push that met 410 Gone: once per connection, unbind its sessions and
+     * start the reconnect grace, after which what it left pending resolves `runner_gone`.
+     */
+    async gone(tenant: string, connectionId: string): Promise<void> {
+      let item: ConnectionItem;
+      try {
+        const out = await db.send(
+          new UpdateCommand({
+            TableName: table,
+            Key: keys.connection(tenant, connectionId),
+            UpdateExpression: "SET gone_at = :now",
+            ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(gone_at)",
+            ExpressionAttributeValues: { ":now": ctx.iso() },
+            ReturnValues: "ALL_NEW",
+          }),
+        );
+        item = out.Attributes as ConnectionItem;
+      } catch (error) {
+        if (lostCondition(error)) return;
+        throw error;
+      }
+      await db.send(new DeleteCommand({ TableName: table, Key: keys.subscriber(tenant, connectionId) }));
+      const sessions = [...(item.sessions ?? [])];
+      await Promise.all(sessions.map((sessionId) => unbindSession(tenant, sessionId, connectionId)));
+      if (sessions.length === 0) return;
+      const at = new Date(ctx.now() + ctx.config.reconnectGraceSeconds * 1000);
+      await ctx.timers.schedule("runnerGone", `${tenant}-${connectionId}`, at, { tenant, connection_id: connectionId });
+    },
+
+    /** The pending elicitations still bound to a connection that went away. */
+    async leftBehind(tenant: string, connectionId: string): Promise<ElicitationItem[]> {
+      const item = await ops.get<ConnectionItem>(keys.connection(tenant, connectionId));
+      if (!item?.gone_at) return [];
+      const rows = await Promise.all(
+        [...(item.sessions ?? [])].map((sessionId) =>
+          ops.queryPrefix<{ event: { elicitation_id: string } }>(keys.sessionPartition(tenant, sessionId), keys.prefix.pending),
+        ),
+      );
+      const items = await Promise.all(rows.flat().map(({ event }) => ops.get<ElicitationItem>(keys.elicitation(tenant, event.elicitation_id))));
+      return items.filter((e): e is ElicitationItem => e?.status === "pending" && e.connection_id === connectionId);
+    },
+  };
+}
+export type Connections = ReturnType<typeof createConnections>;

@@ -1,0 +1,89 @@
+/**
+ * Verdict delivery with a claim (DESIGN-NOTES 1, 2): the claim `delivered_to` is written before the
+ * push, so the fast path, the stream safety net and a replay never send the same verdict twice to
+ * one connection. A push to a dead connection releases the claim and forgets the connection: the
+ * runner's `hello` with `resume` delivers it later.
+ */
+import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import type { Context } from "./context.js";
+import { lostCondition } from "./db.js";
+import { keys } from "./keys.js";
+import { verdictFrame, type ElicitationItem, type Verdict } from "./items.js";
+
+type Resolved = ElicitationItem & { verdict: Verdict };
+export type VerdictFrame = ReturnType<typeof verdictFrame>;
+
+export interface DeliveryOptions {
+  /** Deliver to this connection rather than the bound one (resume, re-sent elicit, cancel). */
+  connectionId?: string;
+  /** A connection that asks again may be sent the verdict again, once per connection. */
+  again?: boolean;
+  /** Claim only and hand the frame back: it goes out as the direct reply to the caller's frame. */
+  reply?: boolean;
+}
+
+export function createDelivery(ctx: Context, onGone: (tenant: string, connectionId: string) => Promise<void>) {
+  const { db, table } = ctx;
+
+  async function claim(item: Resolved, connectionId: string, again: boolean): Promise<boolean> {
+    try {
+      await db.send(
+        new UpdateCommand({
+          TableName: table,
+          Key: keys.elicitation(item.tenant, item.elicitation_id),
+          UpdateExpression: "SET delivered_to = :c, delivered_at = :now, connection_id = :c",
+          ConditionExpression: again
+            ? "#s = :resolved AND (attribute_not_exists(delivered_to) OR delivered_to <> :c)"
+            : "#s = :resolved AND attribute_not_exists(delivered_to)",
+          ExpressionAttributeNames: { "#s": "status" },
+          ExpressionAttributeValues: { ":c": connectionId, ":now": ctx.iso(), ":resolved": "resolved" },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (lostCondition(error)) return false;
+      throw error;
+    }
+  }
+
+  /** Undo a claim whose push failed; `forget` also drops the dead connection. */
+  async function release(item: Resolved, connectionId: string, forget: boolean): Promise<void> {
+    try {
+      await db.send(
+        new UpdateCommand({
+          TableName: table,
+          Key: keys.elicitation(item.tenant, item.elicitation_id),
+          UpdateExpression: forget ? "REMOVE delivered_to, delivered_at, connection_id" : "REMOVE delivered_to, delivered_at",
+          ConditionExpression: "delivered_to = :c",
+          ExpressionAttributeValues: { ":c": connectionId },
+        }),
+      );
+    } catch (error) {
+      if (!lostCondition(error)) throw error;
+    }
+  }
+
+  return {
+    async deliverVerdict(item: Resolved, options: DeliveryOptions = {}): Promise<VerdictFrame | undefined> {
+      const connectionId = options.connectionId ?? item.connection_id;
+      if (!connectionId) return undefined;
+      if (!(await claim(item, connectionId, options.again ?? false))) return undefined;
+      const frame = verdictFrame(item);
+      if (options.reply) return frame;
+      let result: "sent" | "gone";
+      try {
+        result = await ctx.push.send(connectionId, frame);
+      } catch (error) {
+        await release(item, connectionId, false);
+        throw error;
+      }
+      if (result === "gone") {
+        await release(item, connectionId, true);
+        await onGone(item.tenant, connectionId);
+        return undefined;
+      }
+      return frame;
+    },
+  };
+}
+export type Delivery = ReturnType<typeof createDelivery>;

@@ -1,0 +1,305 @@
+/**
+ * The elicitation lifecycle: raise, and resolve exactly once (PROTOCOL rules 1, 2, 3, 7).
+ * Raise and resolve are each one transaction over the elicitation, its pending row, its mirror
+ * rows under every ancestor (DESIGN-NOTES 3) and the session's badge count, so the count can
+ * never drift from the rows it counts.
+ */
+import { randomUUID } from "node:crypto";
+import { TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { ProtocolError, badRequest, notFound } from "../shared/errors.js";
+import { LIMITS, type ElicitationParams, type VerdictAction } from "../shared/schemas.js";
+import { requireOwner, requireRole } from "./access.js";
+import { canonicalJson, hashOf } from "./canonical.js";
+import { checkContent } from "./content.js";
+import type { Context } from "./context.js";
+import { lostCondition } from "./db.js";
+import type { Delivery, VerdictFrame } from "./delivery.js";
+import { keys } from "./keys.js";
+import { isResolved, requestEvent, type Caller, type ElicitationItem, type Reason, type Verdict } from "./items.js";
+import type { Sessions } from "./sessions.js";
+
+export interface RaiseInput {
+  session_id: string;
+  elicitation_id?: string;
+  params: ElicitationParams;
+  timeout_seconds?: number;
+}
+
+export interface Resolution {
+  tenant: string;
+  elicitation_id: string;
+  action: VerdictAction;
+  content?: Record<string, unknown>;
+  reason: Reason;
+  resolved_by: string;
+  /** Only if it belongs to this session (HTTP calls name the session in the path). */
+  session_id?: string;
+  /** Only if still bound to this connection (runner gone). */
+  bound_to?: string;
+  /** Bind it to this connection as it resolves, and claim delivery there (runner cancel). */
+  reply_to?: string;
+}
+
+export type Resolved = ElicitationItem & { verdict: Verdict };
+export const TOLLGATE = "tollgate";
+
+export function createElicitations(ctx: Context, sessions: Sessions, delivery: Delivery) {
+  const { db, table, ops } = ctx;
+
+  async function find(tenant: string, elicitationId: string): Promise<ElicitationItem | undefined> {
+    return ops.get<ElicitationItem>(keys.elicitation(tenant, elicitationId));
+  }
+
+  async function findOwned(caller: Caller, elicitationId: string, sessionId?: string): Promise<ElicitationItem> {
+    const item = await find(caller.tenant, elicitationId);
+    if (!item || (sessionId !== undefined && item.session_id !== sessionId)) throw notFound("elicitation");
+    requireOwner(caller, item);
+    return item;
+  }
+
+  /** Bind a pending elicitation to a runner's connection; false when it is no longer pending. */
+  async function bind(item: ElicitationItem, connectionId: string): Promise<boolean> {
+    try {
+      await db.send(
+        new UpdateCommand({
+          TableName: table,
+          Key: keys.elicitation(item.tenant, item.elicitation_id),
+          UpdateExpression: "SET connection_id = :c",
+          ConditionExpression: "#s = :pending",
+          ExpressionAttributeNames: { "#s": "status" },
+          ExpressionAttributeValues: { ":c": connectionId, ":pending": "pending" },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (lostCondition(error)) return false;
+      throw error;
+    }
+  }
+
+  /**
+   * A runner that (re)attaches to an elicitation: bind it if pending, or hand it the verdict now.
+   * Returns the verdict frame when it goes out as a direct reply.
+   */
+  async function attach(item: ElicitationItem, connectionId: string) {
+    if (item.status === "pending" && (await bind(item, connectionId))) return undefined;
+    const current = item.status === "pending" ? await find(item.tenant, item.elicitation_id) : item;
+    if (current && isResolved(current)) return delivery.deliverVerdict(current, { connectionId, again: true });
+    return undefined;
+  }
+
+  /** The same id again: the same params answer the same; other params are a conflict. */
+  async function republish(caller: Caller, input: RaiseInput & { elicitation_id: string }, connectionId?: string) {
+    const existing = await find(caller.tenant, input.elicitation_id);
+    if (!existing) throw new ProtocolError("conflict", "elicitation id is being created concurrently");
+    if (existing.session_id !== input.session_id || existing.params_hash !== hashOf(input.params)) {
+      throw new ProtocolError("conflict", "this elicitation id exists with other params");
+    }
+    requireOwner(caller, existing);
+    if (existing.status === "pending" && existing.block === "released") await rearm(existing);
+    if (connectionId) await attach(existing, connectionId);
+    return { created: false, elicitation_id: existing.elicitation_id, deadline: existing.deadline };
+  }
+
+  /** A re-publish after a failed notice delivery arms the block again (PROTOCOL rule 4). */
+  async function rearm(item: ElicitationItem): Promise<void> {
+    try {
+      await db.send(
+        new UpdateCommand({
+          TableName: table,
+          Key: keys.elicitation(item.tenant, item.elicitation_id),
+          UpdateExpression: "SET block = :armed ADD block_round :one",
+          ConditionExpression: "block = :released AND #s = :pending",
+          ExpressionAttributeNames: { "#s": "status" },
+          ExpressionAttributeValues: { ":armed": "armed", ":released": "released", ":one": 1, ":pending": "pending" },
+        }),
+      );
+    } catch (error) {
+      if (!lostCondition(error)) throw error;
+    }
+  }
+
+  async function raise(caller: Caller, input: RaiseInput, connectionId?: string) {
+    requireRole(caller, "raise");
+    if (JSON.stringify(input.params).length > LIMITS.paramsBytes) throw new ProtocolError("payload_too_large", "params are larger than 24 KiB");
+    const session = await sessions.find(caller.tenant, input.session_id);
+    requireOwner(caller, session);
+    const elicitationId = input.elicitation_id ?? `elicit_${randomUUID()}`;
+    const now = ctx.now();
+    const createdAt = new Date(now).toISOString();
+    const timeout = input.timeout_seconds ?? LIMITS.timeoutSeconds.default;
+    const item: ElicitationItem = {
+      ...keys.elicitation(caller.tenant, elicitationId),
+      kind: "elicitation",
+      tenant: caller.tenant,
+      elicitation_id: elicitationId,
+      session_id: session.session_id,
+      ancestors: session.ancestors,
+      owner_sub: session.owner_sub,
+      params: input.params,
+      params_hash: hashOf(input.params),
+      created_at: createdAt,
+      deadline: new Date(now + timeout * 1000).toISOString(),
+      status: "pending",
+      connection_id: connectionId,
+      ...(session.parent_session_id ? { block: "armed" as const, block_round: 1 } : {}),
+    };
+    try {
+      await db.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            { Put: { TableName: table, Item: item, ConditionExpression: "attribute_not_exists(pk)" } },
+            {
+              Put: {
+                TableName: table,
+                Item: { ...keys.pending(caller.tenant, session.session_id, createdAt, elicitationId), kind: "pending", event: requestEvent(item) },
+              },
+            },
+            ...session.ancestors.map((ancestor) => ({
+              Put: { TableName: table, Item: { ...keys.descendant(caller.tenant, ancestor, createdAt, elicitationId), kind: "descendant", event: requestEvent(item) } },
+            })),
+            {
+              Update: {
+                TableName: table,
+                Key: keys.session(caller.tenant, session.session_id),
+                UpdateExpression: "ADD pending_count :one SET pending_pk = :tenant, updated_at = :now",
+                ConditionExpression: "attribute_exists(pk)",
+                ExpressionAttributeValues: { ":one": 1, ":tenant": keys.tenantIndex(caller.tenant), ":now": createdAt },
+              },
+            },
+          ],
+        }),
+      );
+      return { created: true, elicitation_id: elicitationId, deadline: item.deadline };
+    } catch (error) {
+      if (!lostCondition(error)) throw error;
+      return republish(caller, { ...input, elicitation_id: elicitationId }, connectionId);
+    }
+  }
+
+  /** Resolve once. Returns the item as it stands and whether this call was the one that resolved it. */
+  async function resolve(r: Resolution): Promise<{ won: boolean; item: ElicitationItem; frame?: VerdictFrame }> {
+    const item = await find(r.tenant, r.elicitation_id);
+    if (!item || (r.session_id !== undefined && item.session_id !== r.session_id)) throw notFound("elicitation");
+    if (isResolved(item)) return { won: false, item };
+    const verdict: Verdict = {
+      action: r.action,
+      ...(r.content !== undefined ? { content: r.content } : {}),
+      reason: r.reason,
+      resolved_by: r.resolved_by,
+      resolved_at: ctx.iso(),
+    };
+    const bound = r.bound_to !== undefined ? " AND connection_id = :bound" : "";
+    try {
+      await db.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Update: {
+                TableName: table,
+                Key: keys.elicitation(r.tenant, r.elicitation_id),
+                UpdateExpression: `SET #s = :resolved, verdict = :verdict, expires_at = :ttl${r.reply_to ? ", connection_id = :reply" : ""}`,
+                ConditionExpression: `#s = :pending${bound}`,
+                ExpressionAttributeNames: { "#s": "status" },
+                ExpressionAttributeValues: {
+                  ":resolved": "resolved",
+                  ":pending": "pending",
+                  ":verdict": verdict,
+                  ":ttl": Math.floor(ctx.now() / 1000) + ctx.config.resolvedRetentionSeconds,
+                  ...(r.bound_to !== undefined ? { ":bound": r.bound_to } : {}),
+                  ...(r.reply_to ? { ":reply": r.reply_to } : {}),
+                },
+              },
+            },
+            { Delete: { TableName: table, Key: keys.pending(r.tenant, item.session_id, item.created_at, item.elicitation_id) } },
+            ...item.ancestors.map((ancestor) => ({
+              Delete: { TableName: table, Key: keys.descendant(r.tenant, ancestor, item.created_at, item.elicitation_id) },
+            })),
+            {
+              Update: {
+                TableName: table,
+                Key: keys.session(r.tenant, item.session_id),
+                UpdateExpression: "ADD pending_count :minus SET updated_at = :now",
+                ExpressionAttributeValues: { ":minus": -1, ":now": verdict.resolved_at },
+              },
+            },
+          ],
+        }),
+      );
+    } catch (error) {
+      if (!lostCondition(error)) throw error;
+      // Another path resolved it first, or (runner gone) a resume rebound it meanwhile.
+      return { won: false, item: (await find(r.tenant, r.elicitation_id)) ?? item };
+    }
+    const resolved: Resolved = { ...item, status: "resolved", verdict, ...(r.reply_to ? { connection_id: r.reply_to } : {}) };
+    if (r.reply_to) return { won: true, item: resolved, frame: await delivery.deliverVerdict(resolved, { reply: true }) };
+    await fastPath(resolved);
+    return { won: true, item: resolved };
+  }
+
+  /** Push the verdict right after the write; the streams handler delivers whatever this misses. */
+  async function fastPath(item: Resolved): Promise<void> {
+    try {
+      await delivery.deliverVerdict(item);
+    } catch {
+      // The claim was released: the stream's safety net retries this delivery.
+    }
+  }
+
+  return {
+    find,
+    raise,
+    resolve,
+    attach,
+
+    /** A human's (or service's) verdict. */
+    async answer(caller: Caller, sessionId: string, input: { elicitation_id: string; action: VerdictAction; content?: Record<string, unknown> }) {
+      requireRole(caller, "answer");
+      const item = await find(caller.tenant, input.elicitation_id);
+      if (!item || item.session_id !== sessionId) throw notFound("elicitation");
+      if (input.content !== undefined && input.action !== "accept") throw badRequest("content comes only with accept");
+      if (item.status === "pending") checkContent(item.params.requestedSchema, input.content);
+      const { item: standing } = await resolve({
+        tenant: caller.tenant,
+        elicitation_id: input.elicitation_id,
+        session_id: sessionId,
+        action: input.action,
+        content: input.content,
+        reason: "answered",
+        resolved_by: caller.sub,
+      });
+      if (!isResolved(standing)) throw new ProtocolError("conflict", "this elicitation changed meanwhile; try again");
+      const same = standing.verdict.action === input.action && canonicalJson(standing.verdict.content ?? null) === canonicalJson(input.content ?? null);
+      if (!same) {
+        const { action, content, reason, resolved_by, resolved_at } = standing.verdict;
+        throw new ProtocolError("conflict", "this elicitation is already resolved with another verdict", {
+          verdict: { action, content, reason, resolved_by, resolved_at },
+        });
+      }
+      return { elicitation_id: standing.elicitation_id, action: standing.verdict.action, status: "resolved" as const };
+    },
+
+    /** The runner stopped waiting (HTTP `response.elicitation_resolved`), or cancelled over its socket. */
+    async cancel(caller: Caller, elicitationId: string, options: { session_id?: string; reply_to?: string } = {}) {
+      requireRole(caller, "cancel");
+      await findOwned(caller, elicitationId, options.session_id);
+      return resolve({ tenant: caller.tenant, elicitation_id: elicitationId, action: "cancel", reason: "cancelled", resolved_by: caller.sub, ...options });
+    },
+
+    /** The standalone approval page's read. */
+    async read(caller: Caller, elicitationId: string) {
+      requireRole(caller, "read");
+      const item = await find(caller.tenant, elicitationId);
+      if (!item) throw notFound("elicitation");
+      return { session_id: item.session_id, status: item.status, event: requestEvent(item), ...(item.verdict ? { verdict: item.verdict } : {}) };
+    },
+
+    /** Scheduler fired the deadline: silence means decline (PROTOCOL rule 1). */
+    async expire(tenant: string, elicitationId: string) {
+      const item = await find(tenant, elicitationId);
+      if (!item || item.status !== "pending") return;
+      await resolve({ tenant, elicitation_id: elicitationId, action: "decline", reason: "timeout", resolved_by: TOLLGATE });
+    },
+  };
+}
+export type Elicitations = ReturnType<typeof createElicitations>;

@@ -1,0 +1,113 @@
+/**
+ * Sub-agent escalation (PROTOCOL rules 4, 5): the parent hears once per block that its child is
+ * stuck, and hears again when it clears. The block's state lives on the elicitation and moves by
+ * conditional writes only, so a resolution racing the delivery is always seen by one side.
+ */
+import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import type { Context } from "./context.js";
+import { lostCondition } from "./db.js";
+import { keys } from "./keys.js";
+import type { BlockState, ElicitationItem } from "./items.js";
+import type { Messages, Outgoing } from "./messages.js";
+import { blockNotice, resolutionNotice } from "./notices.js";
+import type { Sessions } from "./sessions.js";
+
+const ATTEMPTS = 3;
+
+export const escalationKey = (item: Pick<ElicitationItem, "tenant" | "elicitation_id" | "block_round">) =>
+  `${item.tenant}-${item.elicitation_id}-${item.block_round ?? 1}`;
+
+export function createEscalation(ctx: Context, sessions: Sessions, messages: Messages) {
+  const { db, table, ops } = ctx;
+
+  /** Move the block from one state to another; undefined when it was not in `from` (someone else moved it). */
+  async function move(item: ElicitationItem, from: BlockState, to: BlockState, extra: { pending?: true; notice_seq?: number } = {}) {
+    try {
+      const out = await db.send(
+        new UpdateCommand({
+          TableName: table,
+          Key: keys.elicitation(item.tenant, item.elicitation_id),
+          UpdateExpression: extra.notice_seq !== undefined ? "SET block = :to, notice_seq = :seq" : "SET block = :to",
+          ConditionExpression: extra.pending ? "block = :from AND #s = :pending AND block_round = :round" : "block = :from",
+          ExpressionAttributeNames: extra.pending ? { "#s": "status" } : undefined,
+          ExpressionAttributeValues: {
+            ":to": to,
+            ":from": from,
+            ...(extra.pending ? { ":pending": "pending", ":round": item.block_round ?? 1 } : {}),
+            ...(extra.notice_seq !== undefined ? { ":seq": extra.notice_seq } : {}),
+          },
+          ReturnValues: "ALL_NEW",
+        }),
+      );
+      return out.Attributes as ElicitationItem;
+    } catch (error) {
+      if (lostCondition(error)) return undefined;
+      throw error;
+    }
+  }
+
+  /** Up to three attempts about 0.5 s apart; `stillBlocked` stops a block notice that went stale. */
+  async function deliver(tenant: string, parentId: string, notice: Outgoing, stillBlocked?: () => Promise<boolean>) {
+    for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
+      if (stillBlocked && !(await stillBlocked())) return "moot" as const;
+      try {
+        return await messages.notify(tenant, parentId, notice);
+      } catch {
+        if (attempt < ATTEMPTS) await ctx.sleep(ctx.config.noticeRetryDelayMs);
+      }
+    }
+    return "failed" as const;
+  }
+
+  async function childOf(item: ElicitationItem) {
+    return sessions.find(item.tenant, item.session_id);
+  }
+
+  /** After a delivered or queued block notice, the resolution: withdraw it if still queued, else say it cleared. */
+  async function settle(item: ElicitationItem): Promise<void> {
+    const parentId = item.ancestors.at(-1);
+    if (!parentId) return;
+    if (item.block === "armed") {
+      if (await move(item, "armed", "cleared")) await ctx.timers.cancel("escalation", escalationKey(item));
+      return;
+    }
+    if (item.block !== "delivered" && item.block !== "queued") return; // delivering: the deliverer settles
+    if (!(await move(item, item.block, "settled"))) return;
+    if (item.block === "queued" && item.notice_seq !== undefined && (await messages.withdraw(item.tenant, parentId, item.notice_seq))) return;
+    const outcome = await deliver(item.tenant, parentId, { kind: "notice", text: resolutionNotice(await childOf(item)) });
+    if (outcome === "failed") {
+      await move({ ...item, block: "settled" }, "settled", item.block); // let a retry of this record try again
+      throw new Error("resolution notice could not be delivered");
+    }
+  }
+
+  return {
+    settle,
+
+    /** The grace ended (Scheduler): if the block still stands, tell the parent once. */
+    async fire(tenant: string, elicitationId: string, round: number): Promise<void> {
+      const item = await ops.get<ElicitationItem>(keys.elicitation(tenant, elicitationId));
+      const parentId = item?.ancestors.at(-1);
+      if (!item || !parentId || (item.block_round ?? 1) !== round) return;
+      const claimed = await move(item, "armed", "delivering", { pending: true });
+      if (!claimed) return;
+      const notice: Outgoing = { kind: "notice", text: blockNotice(await childOf(item), item.params.message), notice_for: elicitationId };
+      const stillBlocked = async () => (await ops.get<ElicitationItem>(keys.elicitation(tenant, elicitationId)))?.status === "pending";
+      const outcome = await deliver(tenant, parentId, notice, stillBlocked);
+      if (outcome === "moot") {
+        await move(claimed, "delivering", "cleared");
+        return;
+      }
+      if (outcome === "failed") {
+        await move(claimed, "delivering", "released");
+        return;
+      }
+      const recorded = await move(claimed, "delivering", outcome.via === "pushed" ? "delivered" : "queued", {
+        ...(outcome.via === "queued" ? { notice_seq: outcome.seq } : {}),
+      });
+      // A resolution that landed while the notice was on its way saw `delivering` and left it to us.
+      if (recorded?.status === "resolved") await settle(recorded);
+    },
+  };
+}
+export type Escalation = ReturnType<typeof createEscalation>;

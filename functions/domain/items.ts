@@ -1,0 +1,139 @@
+/** The shapes of the table's items and of the events built from them (PROTOCOL.md "Events"). */
+import type { ElicitationParams, Role, VerdictAction } from "../shared/schemas.js";
+
+export type Reason = "answered" | "timeout" | "cancelled" | "runner_gone";
+
+export interface Caller {
+  sub: string;
+  tenant: string;
+  role: Role;
+}
+
+export interface Verdict {
+  action: VerdictAction;
+  content?: Record<string, unknown>;
+  reason: Reason;
+  resolved_by: string;
+  resolved_at: string;
+}
+
+export interface SessionItem {
+  pk: string;
+  sk: "SESSION";
+  kind: "session";
+  tenant: string;
+  session_id: string;
+  parent_session_id?: string;
+  /** Root first, parent last. */
+  ancestors: string[];
+  title?: string;
+  owner_sub: string;
+  pending_count: number;
+  runner_connection_id?: string;
+  message_seq?: number;
+  flush_lease?: number;
+  created_at: string;
+  updated_at: string;
+  tenant_pk: string;
+  session_sk: string;
+  pending_pk?: string;
+}
+
+/**
+ * Escalation state of one block (PROTOCOL rule 4): armed at raise in a child session; delivering
+ * while the block notice is on its way; delivered (pushed) or queued (parent offline, `notice_seq`);
+ * released when every attempt failed (a re-publish re-arms); cleared when it resolved in time;
+ * settled once the resolution notice went out or the queued notice was withdrawn.
+ */
+export type BlockState = "armed" | "delivering" | "delivered" | "queued" | "released" | "cleared" | "settled";
+
+export interface ElicitationItem {
+  pk: string;
+  sk: "ELICITATION";
+  kind: "elicitation";
+  tenant: string;
+  elicitation_id: string;
+  session_id: string;
+  ancestors: string[];
+  owner_sub: string;
+  params: ElicitationParams;
+  params_hash: string;
+  created_at: string;
+  deadline: string;
+  status: "pending" | "resolved";
+  connection_id?: string;
+  verdict?: Verdict;
+  delivered_to?: string;
+  block?: BlockState;
+  block_round?: number;
+  notice_seq?: number;
+  expires_at?: number;
+}
+
+export interface ConnectionItem {
+  pk: string;
+  sk: "CONNECTION";
+  kind: "connection";
+  tenant: string;
+  connection_id: string;
+  sub: string;
+  role: Role;
+  sessions?: Set<string>;
+  gone_at?: string;
+  expires_at: number;
+}
+
+export interface MessageItem {
+  pk: string;
+  sk: string;
+  kind: "message";
+  tenant: string;
+  session_id: string;
+  seq: number;
+  message_id: string;
+  message_kind: "message" | "notice";
+  text: string;
+  from_session_id?: string;
+  /** The block whose notice this is: lets a resolution withdraw it while still queued. */
+  notice_for?: string;
+  claimed_at?: number;
+  created_at: string;
+}
+
+export function requestEvent(item: ElicitationItem) {
+  return {
+    type: "response.elicitation_request" as const,
+    elicitation_id: item.elicitation_id,
+    session_id: item.session_id,
+    params: item.params,
+    created_at: item.created_at,
+    deadline: item.deadline,
+  };
+}
+export type RequestEvent = ReturnType<typeof requestEvent>;
+
+export function resolvedEvent(item: ElicitationItem & { verdict: Verdict }) {
+  const { action, reason, resolved_by, resolved_at } = item.verdict;
+  return {
+    type: "response.elicitation_resolved" as const,
+    elicitation_id: item.elicitation_id,
+    session_id: item.session_id,
+    action,
+    reason,
+    resolved_by,
+    resolved_at,
+  };
+}
+
+export function verdictFrame(item: ElicitationItem & { verdict: Verdict }) {
+  const { action, content, reason } = item.verdict;
+  return { type: "elicitation.verdict" as const, elicitation_id: item.elicitation_id, session_id: item.session_id, action, content, reason };
+}
+
+export function badgeEvent(session: Pick<SessionItem, "session_id" | "pending_count">) {
+  return { type: "session.badge" as const, session_id: session.session_id, pending_elicitations_count: Math.max(0, session.pending_count) };
+}
+
+export function isResolved(item: ElicitationItem): item is ElicitationItem & { verdict: Verdict } {
+  return item.status === "resolved" && item.verdict !== undefined;
+}

@@ -1,0 +1,29 @@
+/**
+ * Key builders for the single table. The tenant leads every key, so no query can cross tenants.
+ * Layout and access patterns: docs/data-model.md.
+ */
+const sessionPk = (tenant: string, sessionId: string) => `T#${tenant}#S#${sessionId}`;
+const seq = (n: number) => String(n).padStart(12, "0");
+
+export const keys = {
+  session: (tenant: string, sessionId: string) => ({ pk: sessionPk(tenant, sessionId), sk: "SESSION" as const }),
+  elicitation: (tenant: string, elicitationId: string) => ({ pk: `T#${tenant}#E#${elicitationId}`, sk: "ELICITATION" as const }),
+  /** A session's own pending elicitation, in creation order. */
+  pending: (tenant: string, sessionId: string, createdAt: string, elicitationId: string) => ({
+    pk: sessionPk(tenant, sessionId),
+    sk: `P#${createdAt}#${elicitationId}`,
+  }),
+  /** A descendant's pending elicitation mirrored under an ancestor. */
+  descendant: (tenant: string, ancestorId: string, createdAt: string, elicitationId: string) => ({
+    pk: sessionPk(tenant, ancestorId),
+    sk: `D#${createdAt}#${elicitationId}`,
+  }),
+  /** A message or notice queued (or held) for a session's runner, in arrival order. */
+  message: (tenant: string, sessionId: string, n: number) => ({ pk: sessionPk(tenant, sessionId), sk: `M#${seq(n)}` }),
+  connection: (tenant: string, connectionId: string) => ({ pk: `T#${tenant}#C#${connectionId}`, sk: "CONNECTION" as const }),
+  subscriber: (tenant: string, connectionId: string) => ({ pk: `T#${tenant}#SUBSCRIBERS`, sk: `C#${connectionId}` }),
+  subscribers: (tenant: string) => `T#${tenant}#SUBSCRIBERS`,
+  sessionPartition: sessionPk,
+  tenantIndex: (tenant: string) => `T#${tenant}`,
+  prefix: { pending: "P#", descendant: "D#", message: "M#" },
+} as const;

@@ -1,0 +1,94 @@
+/**
+ * What follows a change of the table (the streams handler's domain). Every reaction is safe to
+ * repeat: a replayed or duplicated record finds the claim, the schedule or the missing row and
+ * does nothing twice (DESIGN-NOTES 1).
+ */
+import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import type { Context } from "./context.js";
+import { lostCondition } from "./db.js";
+import type { Delivery } from "./delivery.js";
+import type { Elicitations } from "./elicitations.js";
+import { escalationKey, type Escalation } from "./escalation.js";
+import { keys } from "./keys.js";
+import { badgeEvent, isResolved, requestEvent, resolvedEvent, type ElicitationItem, type SessionItem } from "./items.js";
+import type { Messages } from "./messages.js";
+import type { Subscriptions } from "./subscriptions.js";
+
+export interface Change {
+  old?: Record<string, unknown>;
+  new?: Record<string, unknown>;
+}
+
+export function createReactions(
+  ctx: Context,
+  parts: { elicitations: Elicitations; delivery: Delivery; escalation: Escalation; messages: Messages; subscriptions: Subscriptions },
+) {
+  const { elicitations, delivery, escalation, messages, subscriptions } = parts;
+  const audience = (item: { session_id: string; ancestors?: string[] }) => [item.session_id, ...(item.ancestors ?? [])];
+
+  async function scheduleDeadline(item: ElicitationItem) {
+    const at = new Date(item.deadline);
+    if (at.getTime() <= ctx.now()) return elicitations.expire(item.tenant, item.elicitation_id);
+    await ctx.timers.schedule("deadline", `${item.tenant}-${item.elicitation_id}`, at, { tenant: item.tenant, elicitation_id: item.elicitation_id });
+  }
+
+  async function scheduleEscalation(item: ElicitationItem, from: number) {
+    const at = new Date(from + ctx.config.escalationGraceSeconds * 1000);
+    const round = item.block_round ?? 1;
+    if (at.getTime() <= ctx.now()) return escalation.fire(item.tenant, item.elicitation_id, round);
+    await ctx.timers.schedule("escalation", escalationKey(item), at, { tenant: item.tenant, elicitation_id: item.elicitation_id, round });
+  }
+
+  async function onRaised(item: ElicitationItem) {
+    await subscriptions.publish(item.tenant, audience(item), requestEvent(item));
+    await scheduleDeadline(item);
+    if (item.block === "armed") await scheduleEscalation(item, Date.parse(item.created_at));
+  }
+
+  async function onResolved(item: ElicitationItem) {
+    if (!isResolved(item)) return;
+    await subscriptions.publish(item.tenant, audience(item), resolvedEvent(item));
+    if (item.verdict.reason !== "timeout") await ctx.timers.cancel("deadline", `${item.tenant}-${item.elicitation_id}`);
+    await escalation.settle(item);
+  }
+
+  async function elicitationChanged(before: ElicitationItem | undefined, after: ElicitationItem) {
+    if (!before && after.status === "pending") await onRaised(after);
+    if (before?.status === "pending" && after.status === "resolved") await onResolved(after);
+    // Safety net of the verdict fast path: resolved, bound, and nobody claimed its delivery.
+    if (isResolved(after) && after.connection_id && !after.delivered_to) await delivery.deliverVerdict(after);
+    if (before && before.block !== "armed" && after.block === "armed" && after.status === "pending") await scheduleEscalation(after, ctx.now());
+  }
+
+  /** The sparse pending index follows the count; the count itself moved in the resolving transaction. */
+  async function dropFromPendingIndex(session: SessionItem) {
+    try {
+      await ctx.db.send(
+        new UpdateCommand({
+          TableName: ctx.table,
+          Key: keys.session(session.tenant, session.session_id),
+          UpdateExpression: "REMOVE pending_pk",
+          ConditionExpression: "pending_count <= :zero",
+          ExpressionAttributeValues: { ":zero": 0 },
+        }),
+      );
+    } catch (error) {
+      if (!lostCondition(error)) throw error;
+    }
+  }
+
+  async function sessionChanged(before: SessionItem | undefined, after: SessionItem) {
+    if ((before?.pending_count ?? 0) === after.pending_count) return;
+    await subscriptions.publish(after.tenant, audience(after), badgeEvent(after));
+    if (after.pending_count > 0) return;
+    if (after.pending_pk) await dropFromPendingIndex(after);
+    await messages.flush(after.tenant, after.session_id); // the gate opened: held messages go out in order
+  }
+
+  return async function react(change: Change): Promise<void> {
+    const after = change.new;
+    if (!after) return;
+    if (after.kind === "elicitation") return elicitationChanged(change.old as ElicitationItem | undefined, after as unknown as ElicitationItem);
+    if (after.kind === "session") return sessionChanged(change.old as SessionItem | undefined, after as unknown as SessionItem);
+  };
+}

@@ -1,0 +1,71 @@
+/** What a runner does over its connection and as a run: hello with resume, cancel-all, and runner gone. */
+import { requireOwner, requireRole } from "./access.js";
+import type { Connections } from "./connections.js";
+import type { Context } from "./context.js";
+import type { Elicitations } from "./elicitations.js";
+import { TOLLGATE } from "./elicitations.js";
+import { keys } from "./keys.js";
+import type { Caller, ElicitationItem } from "./items.js";
+import type { Messages } from "./messages.js";
+import type { Sessions } from "./sessions.js";
+import type { SessionRegistration } from "../shared/schemas.js";
+
+export function createRunners(ctx: Context, sessions: Sessions, connections: Connections, elicitations: Elicitations, messages: Messages) {
+  return {
+    /**
+     * Register and bind the sessions, then in this order: `hello.ok`, the verdicts of resumed
+     * elicitations that resolved meanwhile, and the messages queued for these sessions.
+     */
+    async hello(caller: Caller, connectionId: string, input: { sessions: SessionRegistration[]; resume?: string[]; ref?: unknown }) {
+      requireRole(caller, "registerSession");
+      const registered = [];
+      for (const reg of input.sessions) registered.push(await sessions.register(caller, reg));
+      await connections.bindSessions(
+        caller,
+        connectionId,
+        registered.map((s) => s.session_id),
+      );
+      await ctx.push.send(connectionId, { type: "hello.ok", connection_id: connectionId, ...(input.ref !== undefined ? { ref: input.ref } : {}) });
+      for (const id of new Set(input.resume ?? [])) {
+        const item = await elicitations.find(caller.tenant, id);
+        if (!item || (caller.role === "runner" && item.owner_sub !== caller.sub)) continue;
+        await elicitations.attach(item, connectionId);
+      }
+      for (const session of registered) await messages.flush(caller.tenant, session.session_id);
+    },
+
+    /** Cancel every pending elicitation of a run (PROTOCOL rule 7); descendants through their mirror rows. */
+    async cancelSession(caller: Caller, sessionId: string, descendants: boolean): Promise<{ cancelled: number }> {
+      requireRole(caller, "cancel");
+      const session = await sessions.find(caller.tenant, sessionId);
+      requireOwner(caller, session);
+      const pk = keys.sessionPartition(caller.tenant, sessionId);
+      const rows = [
+        ...(await ctx.ops.queryPrefix<{ event: { elicitation_id: string } }>(pk, keys.prefix.pending)),
+        ...(descendants ? await ctx.ops.queryPrefix<{ event: { elicitation_id: string } }>(pk, keys.prefix.descendant) : []),
+      ];
+      const results = await Promise.all(
+        rows.map(({ event }) =>
+          elicitations.resolve({ tenant: caller.tenant, elicitation_id: event.elicitation_id, action: "cancel", reason: "cancelled", resolved_by: caller.sub }),
+        ),
+      );
+      return { cancelled: results.filter((r) => r.won).length };
+    },
+
+    /** The reconnect grace ended: what the connection left pending and nobody resumed resolves `runner_gone`. */
+    async expireConnection(tenant: string, connectionId: string): Promise<void> {
+      const left: ElicitationItem[] = await connections.leftBehind(tenant, connectionId);
+      for (const item of left) {
+        await elicitations.resolve({
+          tenant,
+          elicitation_id: item.elicitation_id,
+          action: "cancel",
+          reason: "runner_gone",
+          resolved_by: TOLLGATE,
+          bound_to: connectionId,
+        });
+      }
+    },
+  };
+}
+export type Runners = ReturnType<typeof createRunners>;

@@ -1,0 +1,193 @@
+/** Sessions: registration with their ancestor chain, reads for the inbox and the platform. */
+import { BatchGetCommand, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { mainTable } from "../shared/tables.js";
+import { LIMITS, type SessionRegistration } from "../shared/schemas.js";
+import { ProtocolError, badRequest, notFound } from "../shared/errors.js";
+import { requireOwner, requireRole } from "./access.js";
+import type { Context } from "./context.js";
+import { lostCondition } from "./db.js";
+import { keys } from "./keys.js";
+import type { Caller, ElicitationItem, SessionItem } from "./items.js";
+
+export interface SessionSummary {
+  session_id: string;
+  parent_session_id: string | null;
+  title: string | null;
+  pending_elicitations_count: number;
+  awaiting_approval: boolean;
+  updated_at: string | null;
+}
+
+export function summary(item: SessionItem): SessionSummary {
+  const count = Math.max(0, item.pending_count ?? 0);
+  return {
+    session_id: item.session_id,
+    parent_session_id: item.parent_session_id ?? null,
+    title: item.title ?? null,
+    pending_elicitations_count: count,
+    awaiting_approval: count > 0,
+    updated_at: item.updated_at,
+  };
+}
+
+const unknownSummary = (sessionId: string): SessionSummary => ({
+  session_id: sessionId,
+  parent_session_id: null,
+  title: null,
+  pending_elicitations_count: 0,
+  awaiting_approval: false,
+  updated_at: null,
+});
+
+export function createSessions(ctx: Context) {
+  const { db, table, ops } = ctx;
+
+  async function find(tenant: string, sessionId: string): Promise<SessionItem> {
+    const item = await ops.get<SessionItem>(keys.session(tenant, sessionId));
+    if (!item) throw notFound("session");
+    return item;
+  }
+
+  async function create(caller: Caller, reg: SessionRegistration): Promise<SessionItem | undefined> {
+    let ancestors: string[] = [];
+    if (reg.parent_session_id !== undefined) {
+      if (reg.parent_session_id === reg.session_id) throw new ProtocolError("conflict", "a session cannot be its own parent");
+      const parent = await ops.get<SessionItem>(keys.session(caller.tenant, reg.parent_session_id));
+      if (!parent) throw notFound("parent session");
+      ancestors = [...parent.ancestors, parent.session_id];
+      if (ancestors.length > LIMITS.ancestorDepth) throw badRequest(`sessions nest at most ${LIMITS.ancestorDepth} deep`);
+    }
+    const now = ctx.iso();
+    const item: SessionItem = {
+      ...keys.session(caller.tenant, reg.session_id),
+      kind: "session",
+      tenant: caller.tenant,
+      session_id: reg.session_id,
+      parent_session_id: reg.parent_session_id,
+      ancestors,
+      title: reg.title,
+      owner_sub: caller.sub,
+      pending_count: 0,
+      created_at: now,
+      updated_at: now,
+      tenant_pk: keys.tenantIndex(caller.tenant),
+      session_sk: reg.session_id,
+    };
+    try {
+      await db.send(new PutCommand({ TableName: table, Item: item, ConditionExpression: "attribute_not_exists(pk)" }));
+      return item;
+    } catch (error) {
+      if (lostCondition(error)) return undefined; // registered concurrently: treat as existing
+      throw error;
+    }
+  }
+
+  async function update(caller: Caller, existing: SessionItem, reg: SessionRegistration): Promise<SessionItem> {
+    requireOwner(caller, existing);
+    if (reg.parent_session_id !== undefined && reg.parent_session_id !== existing.parent_session_id) {
+      throw new ProtocolError("conflict", "a session's parent cannot change");
+    }
+    if (reg.title === undefined || reg.title === existing.title) return existing;
+    const out = await db.send(
+      new UpdateCommand({
+        TableName: table,
+        Key: keys.session(caller.tenant, reg.session_id),
+        UpdateExpression: "SET title = :title, updated_at = :now",
+        ExpressionAttributeValues: { ":title": reg.title, ":now": ctx.iso() },
+        ReturnValues: "ALL_NEW",
+      }),
+    );
+    return out.Attributes as SessionItem;
+  }
+
+  /** Create or update a session (PUT /v1/sessions/{id}, `hello`). */
+  async function register(caller: Caller, reg: SessionRegistration): Promise<SessionItem> {
+    requireRole(caller, "registerSession");
+    const existing = await ops.get<SessionItem>(keys.session(caller.tenant, reg.session_id));
+    if (existing) return update(caller, existing, reg);
+    return (await create(caller, reg)) ?? update(caller, await find(caller.tenant, reg.session_id), reg);
+  }
+
+  async function page(index: { name: string; partitionKey: string }, tenant: string, limit: number, after?: string) {
+    const out = await db.send(
+      new QueryCommand({
+        TableName: table,
+        IndexName: index.name,
+        KeyConditionExpression: `${index.partitionKey} = :t`,
+        ExpressionAttributeValues: { ":t": keys.tenantIndex(tenant) },
+        Limit: limit,
+        ExclusiveStartKey: after ? { ...keys.session(tenant, after), [index.partitionKey]: keys.tenantIndex(tenant), session_sk: after } : undefined,
+      }),
+    );
+    const items = (out.Items ?? []) as SessionItem[];
+    return { items, last: out.LastEvaluatedKey ? items.at(-1)?.session_id : undefined };
+  }
+
+  return {
+    find,
+    register,
+
+    /** A page of the tenant's sessions in id order; `pending` keeps only those awaiting approval. */
+    async list(caller: Caller, options: { limit: number; after?: string; pending: boolean }) {
+      requireRole(caller, "read");
+      const index = options.pending ? mainTable.indexes.pendingSessions : mainTable.indexes.sessionsByTenant;
+      const { items, last } = await page(index, caller.tenant, options.limit, options.after);
+      // The sparse index lags a resolution by one stream batch: the count itself is exact.
+      const shown = options.pending ? items.filter((item) => item.pending_count > 0) : items;
+      return { sessions: shown.map(summary), last };
+    },
+
+    /** The items for these ids in one round of reads; unknown ids count 0. */
+    async lookup(caller: Caller, ids: string[]): Promise<SessionSummary[]> {
+      requireRole(caller, "read");
+      const unique = [...new Set(ids)];
+      const found = new Map<string, SessionItem>();
+      let requested: Record<string, unknown>[] = unique.map((id) => keys.session(caller.tenant, id));
+      while (requested.length > 0) {
+        const out = await db.send(new BatchGetCommand({ RequestItems: { [table]: { Keys: requested, ConsistentRead: true } } }));
+        for (const item of (out.Responses?.[table] ?? []) as SessionItem[]) found.set(item.session_id, item);
+        requested = (out.UnprocessedKeys?.[table]?.Keys ?? []) as Record<string, unknown>[];
+      }
+      return unique.map((id) => (found.has(id) ? summary(found.get(id)!) : unknownSummary(id)));
+    },
+
+    /** The session with its own and its descendants' pending request events, oldest first. */
+    async snapshot(caller: Caller, sessionId: string) {
+      requireRole(caller, "read");
+      const pk = keys.sessionPartition(caller.tenant, sessionId);
+      const [session, own, below] = await Promise.all([
+        find(caller.tenant, sessionId),
+        ops.queryPrefix<{ event: unknown }>(pk, keys.prefix.pending),
+        ops.queryPrefix<{ event: unknown }>(pk, keys.prefix.descendant),
+      ]);
+      return {
+        ...summary(session),
+        pending_elicitations: own.map((row) => row.event),
+        descendant_pending_elicitations: below.map((row) => row.event),
+      };
+    },
+
+    /** Compact items for a parent agent reading a sub-agent (the seeds' peek projection). */
+    async peek(caller: Caller, sessionId: string) {
+      requireRole(caller, "peek");
+      const session = await find(caller.tenant, sessionId);
+      requireOwner(caller, session);
+      const rows = await ops.queryPrefix<{ event: { elicitation_id: string; params: ElicitationItem["params"] } }>(
+        keys.sessionPartition(caller.tenant, sessionId),
+        keys.prefix.pending,
+      );
+      return {
+        items: rows.map(({ event }) => {
+          const fields = Object.keys(event.params.requestedSchema?.properties ?? {});
+          return {
+            type: "pending_elicitation" as const,
+            elicitation_id: event.elicitation_id,
+            prompt: event.params.message,
+            ...(fields.length > 0 ? { fields } : {}),
+          };
+        }),
+      };
+    },
+  };
+}
+export type Sessions = ReturnType<typeof createSessions>;

@@ -1,0 +1,44 @@
+/**
+ * Bearer token verification (PROTOCOL.md "Authentication and tenants"): HS256 only, `exp` and
+ * `nbf` checked, `sub`, `tenant` and `role` required. The same code runs in the cloud (secret
+ * from Secrets Manager) and locally (secret from TOLLGATE_JWT_SECRET).
+ */
+import { GetSecretValueCommand, SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
+import { jwtVerify } from "jose";
+import { env } from "./env.js";
+import { ProtocolError } from "./errors.js";
+import { Claims } from "./schemas.js";
+
+let secret: Promise<Uint8Array> | undefined;
+
+async function loadSecret(): Promise<Uint8Array> {
+  const arn = process.env[env.jwtSecretArn];
+  const value = arn
+    ? (await new SecretsManagerClient({}).send(new GetSecretValueCommand({ SecretId: arn }))).SecretString
+    : process.env[env.jwtSecret];
+  if (!value) throw new Error("no JWT secret configured");
+  return new TextEncoder().encode(value);
+}
+
+const unauthorized = () => new ProtocolError("unauthorized", "missing, invalid or expired token");
+
+export async function verifyToken(token: string | undefined): Promise<Claims> {
+  if (!token) throw unauthorized();
+  secret ??= loadSecret().catch((error) => {
+    secret = undefined;
+    throw error;
+  });
+  try {
+    const { payload } = await jwtVerify(token, await secret, { algorithms: ["HS256"], requiredClaims: ["exp", "sub"] });
+    return Claims.parse(payload);
+  } catch {
+    throw unauthorized();
+  }
+}
+
+/** The token of a request: `Authorization: Bearer <jwt>`, or `?token=` for browser WebSockets. */
+export function bearerToken(headers: Record<string, string | undefined> | null | undefined, query?: Record<string, string | undefined> | null): string | undefined {
+  const header = Object.entries(headers ?? {}).find(([name]) => name.toLowerCase() === "authorization")?.[1];
+  const match = header?.match(/^Bearer\s+(\S+)$/i);
+  return match?.[1] ?? query?.token ?? undefined;
+}

@@ -1,0 +1,42 @@
+/** Runtime configuration of the functions, read from the environment that CDK or the local runtime sets. */
+import type { TimerName } from "../catalog.js";
+import { env } from "./env.js";
+
+export interface Config {
+  table: string;
+  connectionsUrl: string;
+  scheduler: { group: string; roleArn: string; targets: Record<TimerName, string> };
+  reconnectGraceSeconds: number;
+  escalationGraceSeconds: number;
+  /** Pause between notice delivery attempts (PROTOCOL rule 4: about 0.5 s). */
+  noticeRetryDelayMs: number;
+  /** How long resolved elicitations stay readable before TTL removes them. */
+  resolvedRetentionSeconds: number;
+}
+
+const number = (source: NodeJS.ProcessEnv, name: string, fallback: number): number => {
+  const raw = source[name];
+  const value = raw === undefined || raw === "" ? fallback : Number(raw);
+  if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a non-negative number`);
+  return value;
+};
+
+export function readConfig(source: NodeJS.ProcessEnv = process.env): Config {
+  return {
+    table: source[env.table] ?? "tollgate",
+    connectionsUrl: source[env.connectionsUrl] ?? "",
+    scheduler: {
+      group: source[env.schedulerGroup] ?? "tollgate",
+      roleArn: source[env.schedulerRoleArn] ?? "",
+      targets: {
+        deadline: source[env.timerArn.deadline] ?? "",
+        escalation: source[env.timerArn.escalation] ?? "",
+        runnerGone: source[env.timerArn.runnerGone] ?? "",
+      },
+    },
+    reconnectGraceSeconds: number(source, env.reconnectGraceSeconds, 300),
+    escalationGraceSeconds: number(source, env.escalationGraceSeconds, 120),
+    noticeRetryDelayMs: number(source, env.noticeRetryDelayMs, 500),
+    resolvedRetentionSeconds: number(source, env.resolvedRetentionSeconds, 7 * 86_400),
+  };
+}

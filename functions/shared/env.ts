@@ -1,0 +1,24 @@
+/**
+ * Names of the environment variables the functions read. CDK sets them on each Lambda from
+ * the catalog; the local runtime sets them in its own process before it calls a handler.
+ */
+export const env = {
+  table: "TOLLGATE_TABLE",
+  /** Base URL of the `@connections` API: `https://{api}.execute-api.{region}.amazonaws.com/{stage}`. */
+  connectionsUrl: "TOLLGATE_CONNECTIONS_URL",
+  schedulerGroup: "TOLLGATE_SCHEDULER_GROUP",
+  schedulerRoleArn: "TOLLGATE_SCHEDULER_ROLE_ARN",
+  /** One per timer: the ARN of the function a schedule of that kind targets. */
+  timerArn: {
+    deadline: "TOLLGATE_DEADLINE_FUNCTION_ARN",
+    escalation: "TOLLGATE_ESCALATION_FUNCTION_ARN",
+    runnerGone: "TOLLGATE_RUNNER_GONE_FUNCTION_ARN",
+  },
+  jwtSecret: "TOLLGATE_JWT_SECRET",
+  /** Cloud: the Secrets Manager secret that holds the JWT secret (read once per cold start). */
+  jwtSecretArn: "TOLLGATE_JWT_SECRET_ARN",
+  reconnectGraceSeconds: "TOLLGATE_RECONNECT_GRACE_SECONDS",
+  escalationGraceSeconds: "TOLLGATE_ESCALATION_GRACE_SECONDS",
+  noticeRetryDelayMs: "TOLLGATE_NOTICE_RETRY_MS",
+  resolvedRetentionSeconds: "TOLLGATE_RESOLVED_RETENTION_SECONDS",
+} as const;
