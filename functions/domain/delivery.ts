@@ -18,8 +18,6 @@ export interface DeliveryOptions {
   connectionId?: string;
   /** A connection that asks again may be sent the verdict again, once per connection. */
   again?: boolean;
-  /** Claim only and hand the frame back: it goes out as the direct reply to the caller's frame. */
-  reply?: boolean;
 }
 
 export function createDelivery(ctx: Context, onGone: (tenant: string, connectionId: string) => Promise<void>) {
@@ -69,7 +67,6 @@ export function createDelivery(ctx: Context, onGone: (tenant: string, connection
       if (!connectionId) return undefined;
       if (!(await claim(item, connectionId, options.again ?? false))) return undefined;
       const frame = verdictFrame(item);
-      if (options.reply) return frame;
       let result: "sent" | "gone";
       try {
         result = await ctx.push.send(connectionId, frame);

@@ -15,7 +15,7 @@ import type { Context } from "./context.js";
 import { lostCondition } from "./db.js";
 import type { Delivery, VerdictFrame } from "./delivery.js";
 import { keys } from "./keys.js";
-import { isResolved, requestEvent, type Caller, type ElicitationItem, type Reason, type Verdict } from "./items.js";
+import { isResolved, requestEvent, verdictFrame, type Caller, type ElicitationItem, type Reason, type Verdict } from "./items.js";
 import type { Sessions } from "./sessions.js";
 
 export interface RaiseInput {
@@ -36,11 +36,13 @@ export interface Resolution {
   session_id?: string;
   /** Only if still bound to this connection (runner gone). */
   bound_to?: string;
-  /** Bind it to this connection as it resolves, and claim delivery there (runner cancel). */
+  /** Bind it to this connection as it resolves and claim its delivery there: the verdict goes out as the reply (runner cancel). */
   reply_to?: string;
 }
 
 export type Resolved = ElicitationItem & { verdict: Verdict };
+/** A runner's own cancel is answered in its reply: the delivery claim is part of the resolving write. */
+const REPLY_CLAIM = ", connection_id = :reply, delivered_to = :reply, delivered_at = :now";
 export const TOLLGATE = "tollgate";
 
 export function createElicitations(ctx: Context, sessions: Sessions, delivery: Delivery) {
@@ -198,7 +200,7 @@ export function createElicitations(ctx: Context, sessions: Sessions, delivery: D
               Update: {
                 TableName: table,
                 Key: keys.elicitation(r.tenant, r.elicitation_id),
-                UpdateExpression: `SET #s = :resolved, verdict = :verdict, expires_at = :ttl${r.reply_to ? ", connection_id = :reply" : ""}`,
+                UpdateExpression: `SET #s = :resolved, verdict = :verdict, expires_at = :ttl${r.reply_to ? REPLY_CLAIM : ""}`,
                 ConditionExpression: `#s = :pending${bound}`,
                 ExpressionAttributeNames: { "#s": "status" },
                 ExpressionAttributeValues: {
@@ -207,7 +209,7 @@ export function createElicitations(ctx: Context, sessions: Sessions, delivery: D
                   ":verdict": verdict,
                   ":ttl": Math.floor(ctx.now() / 1000) + ctx.config.resolvedRetentionSeconds,
                   ...(r.bound_to !== undefined ? { ":bound": r.bound_to } : {}),
-                  ...(r.reply_to ? { ":reply": r.reply_to } : {}),
+                  ...(r.reply_to ? { ":reply": r.reply_to, ":now": ctx.iso() } : {}),
                 },
               },
             },
@@ -231,8 +233,8 @@ export function createElicitations(ctx: Context, sessions: Sessions, delivery: D
       // Another path resolved it first, or (runner gone) a resume rebound it meanwhile.
       return { won: false, item: (await find(r.tenant, r.elicitation_id)) ?? item };
     }
-    const resolved: Resolved = { ...item, status: "resolved", verdict, ...(r.reply_to ? { connection_id: r.reply_to } : {}) };
-    if (r.reply_to) return { won: true, item: resolved, frame: await delivery.deliverVerdict(resolved, { reply: true }) };
+    const resolved: Resolved = { ...item, status: "resolved", verdict };
+    if (r.reply_to) return { won: true, item: resolved, frame: verdictFrame(resolved) };
     await fastPath(resolved);
     return { won: true, item: resolved };
   }

@@ -22,14 +22,20 @@ async function loadSecret(): Promise<Uint8Array> {
 
 const unauthorized = () => new ProtocolError("unauthorized", "missing, invalid or expired token");
 
-export async function verifyToken(token: string | undefined): Promise<Claims> {
-  if (!token) throw unauthorized();
+/** The token secret, loaded once; it also signs pagination cursors. */
+export function signingKey(): Promise<Uint8Array> {
   secret ??= loadSecret().catch((error) => {
     secret = undefined;
     throw error;
   });
+  return secret;
+}
+
+export async function verifyToken(token: string | undefined): Promise<Claims> {
+  if (!token) throw unauthorized();
+  const key = await signingKey();
   try {
-    const { payload } = await jwtVerify(token, await secret, { algorithms: ["HS256"], requiredClaims: ["exp", "sub"] });
+    const { payload } = await jwtVerify(token, key, { algorithms: ["HS256"], requiredClaims: ["exp", "sub"] });
     return Claims.parse(payload);
   } catch {
     throw unauthorized();

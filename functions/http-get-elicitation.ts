@@ -1,0 +1,7 @@
+/** `GET /v1/elicitations/{id}`: the standalone approval page's read, pending or resolved. */
+import { domain } from "./shared/clients.js";
+import { httpHandler } from "./shared/http.js";
+import { parse } from "./shared/parse.js";
+import { Id } from "./shared/schemas.js";
+
+export const handler = httpHandler(async ({ caller, path }) => ({ body: await domain().elicitations.read(caller, parse(Id, path.id)) }));

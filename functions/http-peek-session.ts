@@ -1,0 +1,7 @@
+/** `GET /v1/sessions/{id}/peek`: compact pending items for a parent agent. */
+import { domain } from "./shared/clients.js";
+import { httpHandler } from "./shared/http.js";
+import { parse } from "./shared/parse.js";
+import { Id } from "./shared/schemas.js";
+
+export const handler = httpHandler(async ({ caller, path }) => ({ body: await domain().sessions.peek(caller, parse(Id, path.id)) }));

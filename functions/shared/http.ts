@@ -1,0 +1,56 @@
+/**
+ * The shape of every HTTP API handler (payload format 2.0): authenticate, parse, call the domain,
+ * shape the reply. Errors become PROTOCOL.md's `{"error":{"code","message"}}`; nothing internal leaks.
+ */
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
+import type { Caller } from "../domain/items.js";
+import { bearerToken, verifyToken } from "./auth.js";
+import { ProtocolError, errorBody, errorStatus } from "./errors.js";
+import { logger } from "./logger.js";
+import { parseJsonObject } from "./parse.js";
+import { LIMITS } from "./schemas.js";
+
+export interface HttpRequest {
+  caller: Caller;
+  path: Record<string, string | undefined>;
+  query: Record<string, string | undefined>;
+  /** The parsed JSON body: `{}` when there is none. */
+  body: Record<string, unknown>;
+}
+
+export interface HttpReply {
+  status?: number;
+  body: unknown;
+}
+
+const json = (statusCode: number, body: unknown): APIGatewayProxyStructuredResultV2 => ({
+  statusCode,
+  headers: { "content-type": "application/json" },
+  body: JSON.stringify(body),
+});
+
+function readBody(event: APIGatewayProxyEventV2): Record<string, unknown> {
+  if (!event.body) return {};
+  const text = event.isBase64Encoded ? Buffer.from(event.body, "base64").toString("utf8") : event.body;
+  if (Buffer.byteLength(text) > LIMITS.bodyBytes) throw new ProtocolError("payload_too_large", "request body is larger than 64 KiB");
+  return parseJsonObject(text, "request body");
+}
+
+export function errorReply(error: unknown): APIGatewayProxyStructuredResultV2 {
+  if (error instanceof ProtocolError) return json(errorStatus[error.code], { error: errorBody(error) });
+  logger.error("unexpected failure", { error: { name: (error as Error)?.name, message: (error as Error)?.message } });
+  return json(500, { error: { code: "internal_error", message: "internal error" } });
+}
+
+export function httpHandler(handle: (request: HttpRequest) => Promise<HttpReply>) {
+  return async (event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> => {
+    try {
+      const claims = await verifyToken(bearerToken(event.headers));
+      const caller: Caller = { sub: claims.sub, tenant: claims.tenant, role: claims.role };
+      const reply = await handle({ caller, path: event.pathParameters ?? {}, query: event.queryStringParameters ?? {}, body: readBody(event) });
+      return json(reply.status ?? 200, reply.body);
+    } catch (error) {
+      return errorReply(error);
+    }
+  };
+}

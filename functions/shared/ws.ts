@@ -1,0 +1,65 @@
+/**
+ * The shape of every WebSocket route handler: the caller comes from the `$connect` authorizer's
+ * context (API Gateway passes it to every route), the frame is parsed with its zod schema, and the
+ * returned object goes back as the direct reply frame, with the client's `ref` echoed. A refusal
+ * is an error frame; the connection stays open.
+ */
+import type { APIGatewayProxyResultV2 } from "aws-lambda";
+import { z } from "zod";
+import type { Caller } from "../domain/items.js";
+import { ProtocolError, errorBody } from "./errors.js";
+import { logger } from "./logger.js";
+import { parse, parseJsonObject } from "./parse.js";
+import { Id, Role } from "./schemas.js";
+
+/** API Gateway's WebSocket frames are at most 128 KB. */
+const FRAME_BYTES = 128 * 1024;
+
+export interface WsEvent {
+  body?: string | null;
+  requestContext: { connectionId: string; routeKey?: string; authorizer?: Record<string, unknown> | null };
+}
+
+export interface WsRequest<F> {
+  caller: Caller;
+  connectionId: string;
+  frame: F;
+}
+
+const AuthorizerContext = z.object({ sub: z.string().min(1), tenant: Id, role: Role });
+
+export function callerOf(event: WsEvent): Caller {
+  const parsed = AuthorizerContext.safeParse(event.requestContext.authorizer ?? {});
+  if (!parsed.success) throw new ProtocolError("unauthorized", "connection has no verified identity");
+  return parsed.data;
+}
+
+const reply = (frame: object, ref: unknown) => ({ statusCode: 200, body: JSON.stringify(ref === undefined ? frame : { ...frame, ref }) });
+
+export function errorFrame(error: unknown, ref?: unknown): APIGatewayProxyResultV2 {
+  if (!(error instanceof ProtocolError)) logger.error("unexpected failure", { error: { name: (error as Error)?.name, message: (error as Error)?.message } });
+  const body = error instanceof ProtocolError ? errorBody(error) : { code: "internal_error", message: "internal error" };
+  return reply({ type: "error", ...body }, ref);
+}
+
+/** A `ref` is echoed only when it is a short string or a number. */
+function refOf(raw: Record<string, unknown>): unknown {
+  const ref = raw.ref;
+  return (typeof ref === "string" && ref.length <= 128) || typeof ref === "number" ? ref : undefined;
+}
+
+export function wsHandler<S extends z.ZodType>(schema: S, handle: (request: WsRequest<z.infer<S>>) => Promise<object | undefined>) {
+  return async (event: WsEvent): Promise<APIGatewayProxyResultV2> => {
+    let ref: unknown;
+    try {
+      if (Buffer.byteLength(event.body ?? "") > FRAME_BYTES) throw new ProtocolError("payload_too_large", "frame is larger than 128 KB");
+      const raw = parseJsonObject(event.body, "frame");
+      ref = refOf(raw);
+      const caller = callerOf(event);
+      const frame = await handle({ caller, connectionId: event.requestContext.connectionId, frame: parse(schema, raw) });
+      return frame ? reply(frame, ref) : { statusCode: 200 };
+    } catch (error) {
+      return errorFrame(error, ref);
+    }
+  };
+}

@@ -1,0 +1,9 @@
+/** `elicit`: park on an elicitation; the verdict arrives later as its own frame. */
+import { domain } from "./shared/clients.js";
+import { ElicitFrame } from "./shared/schemas.js";
+import { wsHandler } from "./shared/ws.js";
+
+export const handler = wsHandler(ElicitFrame, async ({ caller, connectionId, frame }) => {
+  const { elicitation_id, deadline } = await domain().elicitations.raise(caller, frame, connectionId);
+  return { type: "elicitation.parked", elicitation_id, deadline };
+});

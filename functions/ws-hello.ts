@@ -1,0 +1,9 @@
+/** `hello`: register and bind the runner's sessions, resume its elicitations, deliver queued messages. */
+import { domain } from "./shared/clients.js";
+import { HelloFrame } from "./shared/schemas.js";
+import { wsHandler } from "./shared/ws.js";
+
+export const handler = wsHandler(HelloFrame, async ({ caller, connectionId, frame }) => {
+  await domain().runners.hello(caller, connectionId, frame);
+  return undefined; // hello.ok is pushed first, so the verdicts and messages that follow come after it
+});

@@ -1,0 +1,9 @@
+/** `subscribe`: the inbox hears request, resolved and badge events of these sessions and below. */
+import { domain } from "./shared/clients.js";
+import { SubscribeFrame } from "./shared/schemas.js";
+import { wsHandler } from "./shared/ws.js";
+
+export const handler = wsHandler(SubscribeFrame, async ({ caller, connectionId, frame }) => {
+  await domain().subscriptions.subscribe(caller, connectionId, frame.sessions);
+  return { type: "subscribed" };
+});
