@@ -1,0 +1,54 @@
+/**
+ * The Lambda runtime's stand-in: loads each function's exported `handler` from its catalog entry
+ * and calls it with the event AWS would deliver and a Lambda-shaped context.
+ */
+import { AsyncLocalStorage } from "node:async_hooks";
+import { randomUUID } from "node:crypto";
+import { dirname, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { functions, type FunctionName } from "../functions/catalog.js";
+
+export const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+
+/** Which function is running: lets tests attribute every AWS call to the function that made it. */
+export const invocation = new AsyncLocalStorage<{ functionName: FunctionName }>();
+
+type Handler = (event: unknown, context: unknown) => Promise<unknown>;
+const loaded = new Map<FunctionName, Promise<Handler>>();
+
+function load(name: FunctionName): Promise<Handler> {
+  let handler = loaded.get(name);
+  if (!handler) {
+    const url = pathToFileURL(resolve(root, functions[name].entry)).href;
+    handler = import(url).then((module: { handler: Handler }) => module.handler);
+    loaded.set(name, handler);
+  }
+  return handler;
+}
+
+function lambdaContext(name: FunctionName) {
+  const deadline = Date.now() + 60_000;
+  return {
+    functionName: `tollgate-${name}`,
+    functionVersion: "$LATEST",
+    invokedFunctionArn: functionArn(name),
+    memoryLimitInMB: "512",
+    awsRequestId: randomUUID(),
+    logGroupName: `/aws/lambda/tollgate-${name}`,
+    logStreamName: "local",
+    callbackWaitsForEmptyEventLoop: false,
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+  };
+}
+
+export const functionArn = (name: FunctionName) => `arn:aws:lambda:us-east-1:000000000000:function:tollgate-${name}`;
+
+export function functionNameOf(arn: string): FunctionName | undefined {
+  const name = arn.split(":function:tollgate-")[1];
+  return name && name in functions ? (name as FunctionName) : undefined;
+}
+
+export async function invoke<T = unknown>(name: FunctionName, event: unknown): Promise<T> {
+  const handler = await load(name);
+  return invocation.run({ functionName: name }, () => handler(event, lambdaContext(name))) as Promise<T>;
+}

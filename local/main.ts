@@ -1,0 +1,46 @@
+/** `npm start`: Tollgate on this machine. See README.md and PROTOCOL.md "Local runtime". */
+import { env } from "../functions/shared/env.js";
+import { MissingJavaError } from "./dynamodb.js";
+import { startRuntime } from "./runtime.js";
+import { mintToken } from "./tokens.js";
+
+const DEV_SECRET = "tollgate-local-development-secret";
+
+const seconds = (name: string) => (process.env[name] ? Number(process.env[name]) : undefined);
+
+async function main() {
+  const configured = Boolean(process.env[env.jwtSecret]);
+  const secret = process.env[env.jwtSecret] || DEV_SECRET;
+  const runtime = await startRuntime({
+    port: Number(process.env.TOLLGATE_PORT ?? 4000),
+    dataDir: process.env.TOLLGATE_DATA_DIR || ".tollgate",
+    jwtSecret: secret,
+    reconnectGraceSeconds: seconds(env.reconnectGraceSeconds),
+    escalationGraceSeconds: seconds(env.escalationGraceSeconds),
+    streamPollMs: seconds("TOLLGATE_STREAM_POLL_MS"),
+  });
+  if (!configured) {
+    console.log(`No ${env.jwtSecret} set: using the development secret "${DEV_SECRET}". Tokens for tenant "dev" (30 days):`);
+    for (const role of ["runner", "human", "service"] as const) {
+      console.log(`  ${role.padEnd(7)} ${await mintToken(secret, { sub: `dev-${role}`, tenant: "dev", role })}`);
+    }
+  }
+  console.log(`HTTP API   ${runtime.httpUrl}/v1`);
+  console.log(`WebSocket  ${runtime.wsUrl}`);
+  console.log(`Inbox      ${runtime.httpUrl}/`);
+  console.log("ready");
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    await runtime.stop();
+    process.exit(0);
+  };
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+}
+
+main().catch((error) => {
+  console.error(error instanceof MissingJavaError ? error.message : `Tollgate could not start: ${(error as Error).message}`);
+  process.exit(1);
+});

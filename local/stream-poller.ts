@@ -1,0 +1,153 @@
+/**
+ * The DynamoDB Streams event source mapping's stand-in: reads the real DynamoDB Local stream and
+ * invokes the streams handler with `DynamoDBStreamEvent` batches, one shard at a time in order.
+ * A reported `batchItemFailures` entry retries the batch from that record (as Lambda does), up to
+ * `maxRetries`; then the records go to the failure log, as the cloud sends them to its SQS queue.
+ * Checkpoints are kept in DynamoDB Local, so a restart resumes where it stopped.
+ */
+import { appendFileSync } from "node:fs";
+import { DescribeStreamCommand, ExpiredIteratorException, GetRecordsCommand, GetShardIteratorCommand, type DynamoDBStreamsClient, type _Record } from "@aws-sdk/client-dynamodb-streams";
+import { GetCommand, PutCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import type { DynamoDBBatchResponse } from "aws-lambda";
+import { invoke } from "./lambda.js";
+
+export interface StreamPollerOptions {
+  streams: DynamoDBStreamsClient;
+  db: DynamoDBDocumentClient;
+  stateTable: string;
+  streamArn: string;
+  /** Wait between polls of an idle stream (a busy one is polled again at once). */
+  pollMs: number;
+  batchSize: number;
+  maxRetries: number;
+  failureLog: string;
+  log: (line: string) => void;
+}
+
+interface Shard {
+  id: string;
+  parent?: string;
+  iterator?: string;
+  checkpoint?: string;
+  closed: boolean;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export function createStreamPoller(o: StreamPollerOptions) {
+  const shards = new Map<string, Shard>();
+  let stopped = false;
+  let running: Promise<void> | undefined;
+  let lastRefresh = 0;
+
+  const checkpointKey = (id: string) => ({ pk: `checkpoint#${o.streamArn}#${id}` });
+
+  async function refreshShards() {
+    let start: string | undefined;
+    do {
+      const out = await o.streams.send(new DescribeStreamCommand({ StreamArn: o.streamArn, ExclusiveStartShardId: start }));
+      for (const s of out.StreamDescription?.Shards ?? []) {
+        if (!s.ShardId || shards.has(s.ShardId)) continue;
+        const saved = await o.db.send(new GetCommand({ TableName: o.stateTable, Key: checkpointKey(s.ShardId) }));
+        shards.set(s.ShardId, { id: s.ShardId, parent: s.ParentShardId, checkpoint: saved.Item?.sequence as string | undefined, closed: saved.Item?.closed === true });
+      }
+      start = out.StreamDescription?.LastEvaluatedShardId;
+    } while (start);
+    lastRefresh = Date.now();
+  }
+
+  const toLambdaRecord = (r: _Record) => ({
+    ...r,
+    eventSourceARN: o.streamArn,
+    dynamodb: { ...r.dynamodb, ApproximateCreationDateTime: Math.floor((r.dynamodb?.ApproximateCreationDateTime?.getTime() ?? Date.now()) / 1000) },
+  });
+
+  async function deliver(records: _Record[]) {
+    let batch = records;
+    for (let attempt = 0; batch.length > 0; attempt++) {
+      let failedFrom: string | undefined;
+      try {
+        const result = await invoke<DynamoDBBatchResponse | undefined>("streams", { Records: batch.map(toLambdaRecord) });
+        failedFrom = result?.batchItemFailures?.[0]?.itemIdentifier;
+        if (!failedFrom) return;
+      } catch (error) {
+        o.log(`streams handler failed the whole batch: ${(error as Error).message}`);
+        failedFrom = batch[0].dynamodb?.SequenceNumber;
+      }
+      const index = Math.max(0, batch.findIndex((r) => r.dynamodb?.SequenceNumber === failedFrom));
+      batch = batch.slice(index);
+      if (attempt >= o.maxRetries) {
+        appendFileSync(o.failureLog, batch.map((r) => JSON.stringify(toLambdaRecord(r))).join("\n") + "\n");
+        o.log(`${batch.length} stream record(s) kept failing; written to ${o.failureLog}`);
+        return;
+      }
+      await sleep(100 * 2 ** attempt);
+    }
+  }
+
+  async function iterator(shard: Shard): Promise<string | undefined> {
+    const out = await o.streams.send(
+      new GetShardIteratorCommand({
+        StreamArn: o.streamArn,
+        ShardId: shard.id,
+        ShardIteratorType: shard.checkpoint ? "AFTER_SEQUENCE_NUMBER" : "TRIM_HORIZON",
+        SequenceNumber: shard.checkpoint,
+      }),
+    );
+    return out.ShardIterator;
+  }
+
+  async function save(shard: Shard) {
+    await o.db.send(new PutCommand({ TableName: o.stateTable, Item: { ...checkpointKey(shard.id), sequence: shard.checkpoint, closed: shard.closed } }));
+  }
+
+  /** One read of one shard; the number of records it handled. */
+  async function poll(shard: Shard): Promise<number> {
+    shard.iterator ??= await iterator(shard);
+    let out;
+    try {
+      out = await o.streams.send(new GetRecordsCommand({ ShardIterator: shard.iterator, Limit: o.batchSize }));
+    } catch (error) {
+      if (!(error instanceof ExpiredIteratorException)) throw error;
+      shard.iterator = undefined;
+      return 0;
+    }
+    const records = out.Records ?? [];
+    if (records.length > 0) {
+      await deliver(records);
+      shard.checkpoint = records.at(-1)!.dynamodb!.SequenceNumber;
+    }
+    shard.iterator = out.NextShardIterator;
+    shard.closed = !shard.iterator;
+    if (records.length > 0 || shard.closed) await save(shard);
+    return records.length;
+  }
+
+  /** A child shard waits until its parent is read to the end, so one item's changes stay in order. */
+  const ready = (shard: Shard) => !shard.closed && (!shard.parent || !shards.has(shard.parent) || shards.get(shard.parent)!.closed);
+
+  async function loop() {
+    while (!stopped) {
+      try {
+        if (Date.now() - lastRefresh > 5_000 || [...shards.values()].every((s) => s.closed)) await refreshShards();
+        const counts = await Promise.all([...shards.values()].filter(ready).map(poll));
+        if (counts.every((n) => n === 0)) await sleep(o.pollMs);
+      } catch (error) {
+        if (stopped) return;
+        o.log(`stream poller: ${(error as Error).message}`);
+        await sleep(500);
+      }
+    }
+  }
+
+  return {
+    async start() {
+      await refreshShards();
+      running = loop();
+    },
+    async stop() {
+      stopped = true;
+      await running;
+    },
+  };
+}

@@ -1,0 +1,12 @@
+/** Development tokens for the local runtime (HS256 with TOLLGATE_JWT_SECRET). */
+import { SignJWT } from "jose";
+import type { Role } from "../functions/shared/schemas.js";
+
+export function mintToken(secret: string, claims: { sub: string; tenant: string; role: Role }, ttlSeconds = 30 * 86_400): Promise<string> {
+  return new SignJWT({ tenant: claims.tenant, role: claims.role })
+    .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+    .setSubject(claims.sub)
+    .setIssuedAt()
+    .setExpirationTime(Math.floor(Date.now() / 1000) + ttlSeconds)
+    .sign(new TextEncoder().encode(secret));
+}
