@@ -140,6 +140,7 @@ export function createMessages(ctx: Context, onGone: (tenant: string, connection
 
   /** Deliver what may go now. A busy lease means another flusher is at it and checks again after. */
   async function flush(tenant: string, sessionId: string): Promise<void> {
+    if (!(await deliverableLeft(tenant, sessionId))) return; // the common case: nothing queued, no lease to take
     for (let attempt = 0; attempt < 50; attempt++) {
       const until = ctx.now() + LEASE_MS;
       if (!(await lease(tenant, sessionId, until))) {
