@@ -1,0 +1,118 @@
+/**
+ * Deployment knobs, read from CDK context (`cdk.json` or `-c key=value`). Every knob has a
+ * default, so `npx cdk deploy` with no context gives a working, protected deployment.
+ * docs/deploy.md lists them for operators.
+ */
+import type { Node } from "constructs";
+
+export interface TollgateConfig {
+  /** Table deletion protection and RETAIN removal policies (`tollgate:deletionProtection`). */
+  deletionProtection: boolean;
+  /** An existing Secrets Manager secret holding the HS256 JWT secret (`tollgate:jwtSecretArn`). */
+  jwtSecretArn?: string;
+  /** Seconds a runner has to come back before its elicitations resolve runner_gone. */
+  reconnectGraceSeconds: number;
+  /** Seconds a sub-agent's elicitation may stay pending before its parent is told. */
+  escalationGraceSeconds: number;
+  httpThrottle: { rateLimit: number; burstLimit: number };
+  wsThrottle: { rateLimit: number; burstLimit: number };
+  /** CloudWatch Logs retention of every function and access log group, in days. */
+  logRetentionDays: number;
+  /** Origins the HTTP API answers CORS preflights for (the approval inbox's origin). */
+  corsOrigins: string[];
+  /** Subscribe this address to the alarm topic (`tollgate:alarmEmail`). */
+  alarmEmail?: string;
+  /**
+   * Create the account-level API Gateway CloudWatch Logs role that WebSocket access logging
+   * needs (`tollgate:apiGatewayCloudWatchRole`). Set false when the account already has one.
+   */
+  apiGatewayCloudWatchRole: boolean;
+}
+
+export const contextKeys = {
+  deletionProtection: "tollgate:deletionProtection",
+  jwtSecretArn: "tollgate:jwtSecretArn",
+  reconnectGraceSeconds: "tollgate:reconnectGraceSeconds",
+  escalationGraceSeconds: "tollgate:escalationGraceSeconds",
+  httpThrottleRate: "tollgate:httpThrottleRate",
+  httpThrottleBurst: "tollgate:httpThrottleBurst",
+  wsThrottleRate: "tollgate:wsThrottleRate",
+  wsThrottleBurst: "tollgate:wsThrottleBurst",
+  logRetentionDays: "tollgate:logRetentionDays",
+  corsOrigins: "tollgate:corsOrigins",
+  alarmEmail: "tollgate:alarmEmail",
+  apiGatewayCloudWatchRole: "tollgate:apiGatewayCloudWatchRole",
+} as const;
+
+export const defaults = {
+  deletionProtection: true,
+  reconnectGraceSeconds: 300,
+  escalationGraceSeconds: 120,
+  httpThrottleRate: 50,
+  httpThrottleBurst: 100,
+  wsThrottleRate: 50,
+  wsThrottleBurst: 100,
+  logRetentionDays: 30,
+  corsOrigins: ["*"],
+  apiGatewayCloudWatchRole: true,
+} as const;
+
+// Context given on the command line (`-c k=v`) arrives as a string; cdk.json gives JSON values.
+function bool(node: Node, key: string, fallback: boolean): boolean {
+  const v: unknown = node.tryGetContext(key);
+  if (v === undefined || v === null || v === "") return fallback;
+  if (typeof v === "boolean") return v;
+  const s = String(v).trim().toLowerCase();
+  if (["true", "1", "yes", "on"].includes(s)) return true;
+  if (["false", "0", "no", "off"].includes(s)) return false;
+  throw new Error(`context ${key}: expected true or false, got ${JSON.stringify(v)}`);
+}
+
+function int(node: Node, key: string, fallback: number, min: number, max: number): number {
+  const v: unknown = node.tryGetContext(key);
+  if (v === undefined || v === null || v === "") return fallback;
+  const n = typeof v === "number" ? v : Number(String(v).trim());
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw new Error(`context ${key}: expected an integer in ${min}..${max}, got ${JSON.stringify(v)}`);
+  }
+  return n;
+}
+
+function str(node: Node, key: string): string | undefined {
+  const v: unknown = node.tryGetContext(key);
+  if (v === undefined || v === null) return undefined;
+  const s = String(v).trim();
+  return s === "" ? undefined : s;
+}
+
+function list(node: Node, key: string, fallback: readonly string[]): string[] {
+  const v: unknown = node.tryGetContext(key);
+  if (v === undefined || v === null || v === "") return [...fallback];
+  if (Array.isArray(v)) return v.map(String);
+  return String(v).split(",").map((s) => s.trim()).filter(Boolean);
+}
+
+export function readConfig(node: Node): TollgateConfig {
+  const jwtSecretArn = str(node, contextKeys.jwtSecretArn);
+  if (jwtSecretArn !== undefined && !/^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:.+$/.test(jwtSecretArn)) {
+    throw new Error(`context ${contextKeys.jwtSecretArn}: not a Secrets Manager secret ARN: ${jwtSecretArn}`);
+  }
+  return {
+    deletionProtection: bool(node, contextKeys.deletionProtection, defaults.deletionProtection),
+    jwtSecretArn,
+    reconnectGraceSeconds: int(node, contextKeys.reconnectGraceSeconds, defaults.reconnectGraceSeconds, 1, 86_400),
+    escalationGraceSeconds: int(node, contextKeys.escalationGraceSeconds, defaults.escalationGraceSeconds, 1, 86_400),
+    httpThrottle: {
+      rateLimit: int(node, contextKeys.httpThrottleRate, defaults.httpThrottleRate, 1, 10_000),
+      burstLimit: int(node, contextKeys.httpThrottleBurst, defaults.httpThrottleBurst, 1, 5_000),
+    },
+    wsThrottle: {
+      rateLimit: int(node, contextKeys.wsThrottleRate, defaults.wsThrottleRate, 1, 10_000),
+      burstLimit: int(node, contextKeys.wsThrottleBurst, defaults.wsThrottleBurst, 1, 5_000),
+    },
+    logRetentionDays: int(node, contextKeys.logRetentionDays, defaults.logRetentionDays, 1, 3653),
+    corsOrigins: list(node, contextKeys.corsOrigins, defaults.corsOrigins),
+    alarmEmail: str(node, contextKeys.alarmEmail),
+    apiGatewayCloudWatchRole: bool(node, contextKeys.apiGatewayCloudWatchRole, defaults.apiGatewayCloudWatchRole),
+  };
+}

@@ -1,0 +1,35 @@
+/**
+ * Helpers for cdk-nag (v3) acknowledgments. Granular findings are acknowledged by their full
+ * `Rule[Finding]` id, and IAM5's finding names the resource as cdk-nag flattens it:
+ * `Fn::Join` parts concatenated, `{Ref: X}` as `<X>`, `{Fn::GetAtt: [A, B]}` as `<A.B>`.
+ * The same ARN renders differently in an environment-agnostic stack (`<AWS::Region>`) and
+ * in one synthesised with a known region (`us-east-1`), so the id is computed from the very
+ * value that was granted, never written by hand.
+ */
+import { Stack, Validations } from "aws-cdk-lib";
+import type { IConstruct } from "constructs";
+
+/** cdk-nag's rendering of a CloudFormation value (mirrors cdk-nag's flattenCfnReference). */
+export function flattenForNag(value: unknown): string {
+  if (value === undefined) return "";
+  if (typeof value === "string") return value.replace(/\$\{/g, "<").replace(/\}/g, ">");
+  const v = value as Record<string, unknown>;
+  if (v["Fn::Join"]) {
+    const [delimiter, items] = v["Fn::Join"] as [string, unknown[]];
+    return items.map(flattenForNag).join(delimiter);
+  }
+  if (v["Fn::Sub"]) return flattenForNag(v["Fn::Sub"]);
+  if (v["Fn::GetAtt"]) {
+    const [resource, attribute] = v["Fn::GetAtt"] as [unknown, unknown];
+    return `<${flattenForNag(resource)}.${flattenForNag(attribute)}>`;
+  }
+  if (v["Fn::ImportValue"]) return flattenForNag(v["Fn::ImportValue"]);
+  if (v.Ref) return `<${flattenForNag(v.Ref)}>`;
+  return JSON.stringify(value);
+}
+
+/** Acknowledge AwsSolutions-IAM5 for exactly one wildcard resource granted on `scope`. */
+export function acknowledgeWildcardResource(scope: IConstruct, resource: string, reason: string): void {
+  const flat = flattenForNag(Stack.of(scope).resolve(resource));
+  Validations.of(scope).acknowledge({ id: `AwsSolutions-IAM5[Resource::${flat}]`, reason });
+}

@@ -1,0 +1,30 @@
+/**
+ * Builds the CDK app: the Tollgate stack with cdk-nag's AWS Solutions checks as a policy
+ * validation plugin (cdk-nag v3). Any unacknowledged finding makes `app.synth()` throw
+ * `ValidationFailed` after writing `policy-validation-report.json` to the cloud assembly.
+ * Shared by infra/app.ts (the `cdk` entry) and the tests in test/infra/.
+ */
+import { App, type AppProps, Validations } from "aws-cdk-lib";
+import { AwsSolutionsChecks } from "cdk-nag";
+import { TollgateStack, type TollgateStackProps } from "./stack.js";
+
+export const stackId = "Tollgate";
+
+export interface CreateAppOptions {
+  app?: AppProps;
+  stack?: TollgateStackProps;
+  /** Register cdk-nag (default true). */
+  nag?: boolean;
+}
+
+export function createTollgateApp(options: CreateAppOptions = {}): { app: App; stack: TollgateStack } {
+  const app = new App(options.app);
+  const stack = new TollgateStack(app, stackId, {
+    env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
+    ...options.stack,
+  });
+  if (options.nag !== false) {
+    Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));
+  }
+  return { app, stack };
+}

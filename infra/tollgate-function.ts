@@ -1,0 +1,243 @@
+/**
+ * One Tollgate Lambda, built from its catalog entry (functions/catalog.ts): a NodejsFunction
+ * bundled by the local esbuild (ESM, minified, source maps, the AWS SDK bundled so it is
+ * tree-shaken), its own log group, and its own role that starts with nothing but the right to
+ * write to that log group. Every other permission comes from a `bind*` method that grants
+ * exactly what the catalog lists and sets the environment variable the handler reads
+ * (functions/shared/env.ts) in the same breath, so a grant and its variable never drift apart.
+ */
+import * as path from "node:path";
+import { Duration, RemovalPolicy, Stack, Validations } from "aws-cdk-lib";
+import type { ITable } from "aws-cdk-lib/aws-dynamodb";
+import * as iam from "aws-cdk-lib/aws-iam";
+import * as lambda from "aws-cdk-lib/aws-lambda";
+import { NodejsFunction, OutputFormat, SourceMapMode } from "aws-cdk-lib/aws-lambda-nodejs";
+import * as logs from "aws-cdk-lib/aws-logs";
+import type { ISecret } from "aws-cdk-lib/aws-secretsmanager";
+import { Construct } from "constructs";
+import type { DynamoAction, FunctionName, FunctionSpec, TimerName } from "../functions/catalog.js";
+import { env } from "../functions/shared/env.js";
+import { mainTable } from "../functions/shared/tables.js";
+import { acknowledgeWildcardResource } from "./nag.js";
+
+/** esbuild's output is ESM; a few CommonJS dependencies still call `require` for builtins. */
+export const esmRequireBanner =
+  "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
+
+export interface TollgateFunctionProps {
+  name: FunctionName;
+  spec: FunctionSpec;
+  /** Directory the catalog's `entry` paths are relative to (the repository root). */
+  sourceRoot: string;
+  logRetention: logs.RetentionDays;
+  removalPolicy: RemovalPolicy;
+}
+
+/** Lambda timeout by trigger: streams batches are big, timers retry a notice up to 3 times. */
+export function timeoutFor(spec: FunctionSpec): Duration {
+  if (spec.trigger.kind === "stream") return Duration.seconds(60);
+  if (spec.trigger.kind === "timer") return Duration.seconds(30);
+  return Duration.seconds(10);
+}
+
+export function memoryFor(spec: FunctionSpec): number {
+  return spec.trigger.kind === "stream" ? 512 : 256;
+}
+
+/** `wsHello` -> `WsHello`: construct ids, never `Default` or `Resource`. */
+export function constructIdFor(name: FunctionName): string {
+  return name.charAt(0).toUpperCase() + name.slice(1);
+}
+
+export class TollgateFunction extends Construct {
+  readonly name: FunctionName;
+  readonly spec: FunctionSpec;
+  readonly fn: NodejsFunction;
+  readonly role: iam.Role;
+  readonly logGroup: logs.LogGroup;
+
+  constructor(scope: Construct, id: string, props: TollgateFunctionProps) {
+    super(scope, id);
+    this.name = props.name;
+    this.spec = props.spec;
+
+    this.logGroup = new logs.LogGroup(this, "Logs", {
+      retention: props.logRetention,
+      removalPolicy: props.removalPolicy,
+    });
+
+    this.role = new iam.Role(this, "Role", {
+      assumedBy: new iam.ServicePrincipal("lambda.amazonaws.com"),
+      description: `Tollgate ${props.name}: exactly the catalog's grants (functions/catalog.ts)`,
+    });
+    // Instead of AWSLambdaBasicExecutionRole (any log group in the account): this one only.
+    this.role.addToPolicy(
+      new iam.PolicyStatement({
+        sid: "WriteOwnLogs",
+        actions: ["logs:CreateLogStream", "logs:PutLogEvents"],
+        resources: [this.logGroup.logGroupArn],
+      }),
+    );
+
+    const sourceRoot = path.resolve(props.sourceRoot);
+    this.fn = new NodejsFunction(this, "Function", {
+      description: `Tollgate ${props.name} (${props.spec.entry})`,
+      entry: path.join(sourceRoot, props.spec.entry),
+      handler: "handler",
+      projectRoot: sourceRoot,
+      depsLockFilePath: path.join(sourceRoot, "package-lock.json"),
+      runtime: lambda.Runtime.NODEJS_22_X,
+      architecture: lambda.Architecture.ARM_64,
+      memorySize: memoryFor(props.spec),
+      timeout: timeoutFor(props.spec),
+      role: this.role,
+      logGroup: this.logGroup,
+      environment: {
+        NODE_OPTIONS: "--enable-source-maps",
+        POWERTOOLS_SERVICE_NAME: "tollgate",
+      },
+      bundling: {
+        forceDockerBundling: false,
+        format: OutputFormat.ESM,
+        target: "node22",
+        minify: true,
+        sourceMap: true,
+        sourceMapMode: SourceMapMode.DEFAULT,
+        sourcesContent: false,
+        // Prefer the ES module builds of dependencies (the AWS SDK ships both): they tree-shake.
+        mainFields: ["module", "main"],
+        // Bundle every @aws-sdk package we use instead of the runtime's copy: one pinned
+        // version everywhere, and esbuild drops what the handler does not call.
+        bundleAwsSDK: true,
+        externalModules: [],
+        banner: esmRequireBanner,
+        tsconfig: path.join(sourceRoot, "tsconfig.json"),
+      },
+    });
+    Validations.of(this.fn).acknowledge({
+      id: "AwsSolutions-L1",
+      reason:
+        "Node.js 22 is deliberate: bundles target node22 and the handlers are tested on this repository's " +
+        "Node 20/22 toolchain; moving to a newer runtime is a tested change of its own, not drift.",
+    });
+  }
+
+  get functionArn(): string {
+    return this.fn.functionArn;
+  }
+
+  private addEnv(key: string, value: string): void {
+    this.fn.addEnvironment(key, value);
+  }
+
+  /**
+   * `dynamodb:<Action>` for exactly the listed actions on the table, and `dynamodb:Query` on its
+   * two indexes (by name, no wildcard) when Query is listed. TransactWriteItems needs no action
+   * of its own: it is authorised by the Put/Update/Delete/ConditionCheckItem it contains.
+   */
+  bindTable(table: ITable, actions: readonly DynamoAction[]): void {
+    if (actions.length === 0) return;
+    this.addEnv(env.table, table.tableName);
+    this.role.addToPolicy(
+      new iam.PolicyStatement({
+        sid: "Table",
+        actions: [...new Set(actions)].sort().map((a) => `dynamodb:${a}`),
+        resources: [table.tableArn],
+      }),
+    );
+    if (actions.includes("Query")) {
+      this.role.addToPolicy(
+        new iam.PolicyStatement({
+          sid: "TableIndexes",
+          actions: ["dynamodb:Query"],
+          resources: Object.values(mainTable.indexes).map((ix) => `${table.tableArn}/index/${ix.name}`),
+        }),
+      );
+    }
+  }
+
+  /** `execute-api:ManageConnections` for POST on `@connections` of this one stage. */
+  bindConnections(props: { apiId: string; stageName: string; callbackUrl: string }): void {
+    const stack = Stack.of(this);
+    this.addEnv(env.connectionsUrl, props.callbackUrl);
+    const connections = stack.formatArn({
+      service: "execute-api",
+      resource: props.apiId,
+      resourceName: `${props.stageName}/POST/@connections/*`,
+    });
+    this.role.addToPolicy(
+      new iam.PolicyStatement({
+        sid: "PostToConnections",
+        actions: ["execute-api:ManageConnections"],
+        resources: [connections],
+      }),
+    );
+    acknowledgeWildcardResource(
+      this.role,
+      connections,
+      "Connection ids are minted by API Gateway at run time; the grant is POST to @connections of this one " +
+        "API and stage only.",
+    );
+  }
+
+  /**
+   * Create, read and delete the one-time schedules of Tollgate's group (names are minted at run
+   * time, hence the `/*`), and pass exactly the scheduler role to them.
+   */
+  bindScheduler(props: {
+    groupName: string;
+    role: iam.IRole;
+    timerFunctions: Record<TimerName, lambda.IFunction>;
+  }): void {
+    const stack = Stack.of(this);
+    this.addEnv(env.schedulerGroup, props.groupName);
+    this.addEnv(env.schedulerRoleArn, props.role.roleArn);
+    for (const [timer, fn] of Object.entries(props.timerFunctions) as [TimerName, lambda.IFunction][]) {
+      this.addEnv(env.timerArn[timer], fn.functionArn);
+    }
+    const schedules = stack.formatArn({
+      service: "scheduler",
+      resource: "schedule",
+      resourceName: `${props.groupName}/*`,
+    });
+    this.role.addToPolicy(
+      new iam.PolicyStatement({
+        sid: "Schedules",
+        actions: ["scheduler:CreateSchedule", "scheduler:DeleteSchedule", "scheduler:GetSchedule"],
+        resources: [schedules],
+      }),
+    );
+    acknowledgeWildcardResource(
+      this.role,
+      schedules,
+      "Schedules are one-time and named at run time after what they guard (DESIGN-NOTES 4); the grant is " +
+        "limited to Tollgate's own schedule group.",
+    );
+    this.role.addToPolicy(
+      new iam.PolicyStatement({
+        sid: "PassSchedulerRole",
+        actions: ["iam:PassRole"],
+        resources: [props.role.roleArn],
+        conditions: { StringEquals: { "iam:PassedToService": "scheduler.amazonaws.com" } },
+      }),
+    );
+  }
+
+  /** `secretsmanager:GetSecretValue` on the JWT secret, and its ARN in the environment. */
+  bindJwtSecret(secret: ISecret, arn: string): void {
+    this.addEnv(env.jwtSecretArn, arn);
+    this.role.addToPolicy(
+      new iam.PolicyStatement({
+        sid: "ReadJwtSecret",
+        actions: ["secretsmanager:GetSecretValue"],
+        resources: [secret.secretFullArn ?? `${secret.secretArn}-??????`],
+      }),
+    );
+  }
+
+  /** Grace periods, on the functions that arm or fire timers. */
+  setGraces(props: { reconnectGraceSeconds: number; escalationGraceSeconds: number }): void {
+    this.addEnv(env.reconnectGraceSeconds, String(props.reconnectGraceSeconds));
+    this.addEnv(env.escalationGraceSeconds, String(props.escalationGraceSeconds));
+  }
+}

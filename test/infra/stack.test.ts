@@ -1,0 +1,606 @@
+/**
+ * Template tests of TollgateStack: everything the catalog (functions/catalog.ts), the table
+ * definition (functions/shared/tables.ts) and the environment names (functions/shared/env.ts)
+ * say must be deployed, is, and nothing more is granted.
+ */
+import { Match } from "aws-cdk-lib/assertions";
+import { beforeAll, describe, expect, it } from "vitest";
+import { type FunctionName, type FunctionSpec, functions as catalog, timerFunctions } from "../../functions/catalog.js";
+import { env } from "../../functions/shared/env.js";
+import { mainTable } from "../../functions/shared/tables.js";
+import { webSocketStageName } from "../../infra/stack.js";
+import {
+  actionsOf,
+  asArray,
+  type CfnTemplate,
+  functionNames,
+  logicalId,
+  refsIn,
+  type Statement,
+  statementsOf,
+  type Synth,
+  synth,
+} from "./helpers.js";
+
+let s: Synth;
+beforeAll(() => {
+  s = synth();
+}, 60_000);
+
+const resourcesOfType = (json: CfnTemplate, type: string) =>
+  Object.entries(json.Resources).filter(([, r]) => r.Type === type);
+
+const only = <T>(items: T[], what: string): T => {
+  expect(items, what).toHaveLength(1);
+  return items[0];
+};
+
+const spec = (name: FunctionName): FunctionSpec => catalog[name];
+
+describe("table", () => {
+  it("has the pk/sk keys, both GSIs (all projected), the stream, TTL, PITR and encryption of tables.ts", () => {
+    const [id, table] = only(resourcesOfType(s.json, "AWS::DynamoDB::Table"), "one table");
+    expect(id).toBe(logicalId(s.stack, s.stack.table.node.defaultChild));
+    const p = table.Properties;
+    expect(p.KeySchema).toEqual([
+      { AttributeName: mainTable.partitionKey, KeyType: "HASH" },
+      { AttributeName: mainTable.sortKey, KeyType: "RANGE" },
+    ]);
+    expect(p.BillingMode).toBe("PAY_PER_REQUEST");
+    expect(p.StreamSpecification).toEqual({ StreamViewType: "NEW_AND_OLD_IMAGES" });
+    expect(p.TimeToLiveSpecification).toEqual({ AttributeName: mainTable.timeToLive, Enabled: true });
+    expect(p.PointInTimeRecoverySpecification).toEqual({ PointInTimeRecoveryEnabled: true });
+    expect(p.SSESpecification).toEqual({ SSEEnabled: true });
+
+    const indexes = Object.values(mainTable.indexes);
+    expect(p.GlobalSecondaryIndexes).toHaveLength(indexes.length);
+    for (const ix of indexes) {
+      expect(p.GlobalSecondaryIndexes).toContainEqual({
+        IndexName: ix.name,
+        KeySchema: [
+          { AttributeName: ix.partitionKey, KeyType: "HASH" },
+          { AttributeName: ix.sortKey, KeyType: "RANGE" },
+        ],
+        Projection: { ProjectionType: "ALL" },
+      });
+    }
+    // Every key attribute is declared, as a string.
+    const keyNames = new Set([mainTable.partitionKey, mainTable.sortKey, ...indexes.flatMap((i) => [i.partitionKey, i.sortKey])]);
+    expect(p.AttributeDefinitions).toHaveLength(keyNames.size);
+    for (const name of keyNames) expect(p.AttributeDefinitions).toContainEqual({ AttributeName: name, AttributeType: "S" });
+  });
+
+  it("is protected by default: deletion protection on, retained on stack deletion", () => {
+    const [, table] = only(resourcesOfType(s.json, "AWS::DynamoDB::Table"), "one table");
+    expect(table.Properties.DeletionProtectionEnabled).toBe(true);
+    expect(table.DeletionPolicy).toBe("Retain");
+    expect(table.UpdateReplacePolicy).toBe("Retain");
+  });
+
+  it("can be unprotected with context tollgate:deletionProtection=false (string, as from -c)", () => {
+    const u = synth({ "tollgate:deletionProtection": "false" });
+    const [, table] = only(resourcesOfType(u.json, "AWS::DynamoDB::Table"), "one table");
+    expect(table.Properties.DeletionProtectionEnabled).toBe(false);
+    expect(table.DeletionPolicy).toBe("Delete");
+  });
+});
+
+describe("functions", () => {
+  it("one Lambda per catalog entry: Node.js 22, arm64, own log group with retention, bounded timeout", () => {
+    const lambdas = resourcesOfType(s.json, "AWS::Lambda::Function");
+    expect(lambdas).toHaveLength(functionNames.length);
+    for (const name of functionNames) {
+      const fn = s.json.Resources[s.fnId(name)];
+      expect(fn?.Type, name).toBe("AWS::Lambda::Function");
+      const p = fn.Properties;
+      expect(p.Runtime, name).toBe("nodejs22.x");
+      expect(p.Architectures, name).toEqual(["arm64"]);
+      expect(p.Handler, name).toBe("index.handler");
+      expect(p.MemorySize, name).toBeGreaterThanOrEqual(256);
+      expect(p.MemorySize, name).toBeLessThanOrEqual(512);
+      const kind = spec(name).trigger.kind;
+      expect(p.Timeout, name).toBe(kind === "stream" ? 60 : kind === "timer" ? 30 : 10);
+      expect(p.Environment.Variables.NODE_OPTIONS, name).toBe("--enable-source-maps");
+      expect(p.Role, name).toEqual({ "Fn::GetAtt": [s.roleId(name), "Arn"] });
+      const logGroupId = p.LoggingConfig.LogGroup.Ref;
+      const logGroup = s.json.Resources[logGroupId];
+      expect(logGroup.Type, name).toBe("AWS::Logs::LogGroup");
+      expect(logGroup.Properties.RetentionInDays, name).toBe(30);
+    }
+  });
+
+  it("function roles carry no managed policies (no AWSLambdaBasicExecutionRole: own log group only)", () => {
+    for (const name of functionNames) {
+      const role = s.json.Resources[s.roleId(name)];
+      expect(role.Properties.ManagedPolicyArns, name).toBeUndefined();
+      expect(role.Properties.AssumeRolePolicyDocument.Statement).toEqual([
+        { Action: "sts:AssumeRole", Effect: "Allow", Principal: { Service: "lambda.amazonaws.com" } },
+      ]);
+      const logs = statementsOf(s.json, s.roleId(name)).filter((st) => actionsOf([st]).some((a) => a.startsWith("logs:")));
+      const logGroupId = s.json.Resources[s.fnId(name)].Properties.LoggingConfig.LogGroup.Ref;
+      expect(logs, name).toEqual([
+        expect.objectContaining({
+          Action: ["logs:CreateLogStream", "logs:PutLogEvents"],
+          Resource: { "Fn::GetAtt": [logGroupId, "Arn"] },
+        }),
+      ]);
+    }
+  });
+});
+
+describe("IAM: exactly the catalog's grants", () => {
+  const tableRefs = () => {
+    const tableId = logicalId(s.stack, s.stack.table.node.defaultChild);
+    return { tableId, tableArn: { "Fn::GetAtt": [tableId, "Arn"] }, streamArn: { "Fn::GetAtt": [tableId, "StreamArn"] } };
+  };
+
+  /** Every action this function may call, as the catalog and its trigger imply. */
+  function expectedActions(name: FunctionName): string[] {
+    const f = spec(name);
+    const actions = new Set<string>(["logs:CreateLogStream", "logs:PutLogEvents"]);
+    for (const a of f.table) actions.add(`dynamodb:${a}`);
+    if (f.connections) actions.add("execute-api:ManageConnections");
+    if (f.scheduler) {
+      for (const a of ["scheduler:CreateSchedule", "scheduler:DeleteSchedule", "scheduler:GetSchedule", "iam:PassRole"]) actions.add(a);
+    }
+    if (f.verifiesTokens) actions.add("secretsmanager:GetSecretValue");
+    if (f.trigger.kind === "stream") {
+      // The event source mapping reads the stream and sends failed batches to the failure queue.
+      for (const a of ["dynamodb:DescribeStream", "dynamodb:GetRecords", "dynamodb:GetShardIterator", "dynamodb:ListStreams"]) actions.add(a);
+      for (const a of ["sqs:SendMessage", "sqs:GetQueueAttributes", "sqs:GetQueueUrl"]) actions.add(a);
+    }
+    if (f.trigger.kind === "timer") {
+      // Asynchronous invokes that fail their retries go to the failure queue.
+      for (const a of ["sqs:SendMessage", "sqs:GetQueueAttributes", "sqs:GetQueueUrl"]) actions.add(a);
+    }
+    return [...actions].sort();
+  }
+
+  it.each(functionNames)("%s: the role's actions are exactly those the catalog implies", (name) => {
+    expect(actionsOf(statementsOf(s.json, s.roleId(name)))).toEqual(expectedActions(name));
+  });
+
+  it.each(functionNames)("%s: dynamodb item actions equal the catalog's `table` list, on the table (indexes only for Query)", (name) => {
+    const { tableArn } = tableRefs();
+    const statements = statementsOf(s.json, s.roleId(name));
+    const itemActions = new Set(["GetItem", "BatchGetItem", "Query", "PutItem", "UpdateItem", "DeleteItem", "ConditionCheckItem"].map((a) => `dynamodb:${a}`));
+    const onTable = statements.filter((st) => asArray(st.Action).some((a) => itemActions.has(a)));
+    const granted = new Set(onTable.flatMap((st) => asArray(st.Action)));
+    expect([...granted].sort()).toEqual(spec(name).table.map((a) => `dynamodb:${a}`).sort());
+    for (const st of onTable) {
+      expect(st.Effect).toBe("Allow");
+      expect(st.Condition).toBeUndefined();
+      const resources = asArray(st.Resource);
+      const tableOnly = resources.length === 1 && JSON.stringify(resources[0]) === JSON.stringify(tableArn);
+      if (!tableOnly) {
+        // The index statement: Query only, on the two named indexes, no wildcard.
+        expect(asArray(st.Action)).toEqual(["dynamodb:Query"]);
+        expect(resources).toEqual(
+          Object.values(mainTable.indexes).map((ix) => ({ "Fn::Join": ["", [tableArn, `/index/${ix.name}`]] })),
+        );
+      }
+    }
+    const indexStatements = onTable.filter((st) => JSON.stringify(st.Resource).includes("/index/"));
+    expect(indexStatements.length > 0, "index grant iff Query").toBe(spec(name).table.includes("Query" as never));
+  });
+
+  it.each(functionNames)("%s: execute-api:ManageConnections iff `connections`, POST on this stage's @connections only", (name) => {
+    const st = statementsOf(s.json, s.roleId(name)).filter((x) => asArray(x.Action).includes("execute-api:ManageConnections"));
+    if (!spec(name).connections) {
+      expect(st).toEqual([]);
+      return;
+    }
+    const wsApiId = logicalId(s.stack, s.stack.webSocketApi.node.defaultChild);
+    expect(st).toHaveLength(1);
+    expect(asArray(st[0].Action)).toEqual(["execute-api:ManageConnections"]);
+    expect(st[0].Resource).toEqual({
+      "Fn::Join": [
+        "",
+        [
+          "arn:",
+          { Ref: "AWS::Partition" },
+          ":execute-api:",
+          { Ref: "AWS::Region" },
+          ":",
+          { Ref: "AWS::AccountId" },
+          ":",
+          { Ref: wsApiId },
+          `/${webSocketStageName}/POST/@connections/*`,
+        ],
+      ],
+    });
+  });
+
+  it.each(functionNames)("%s: scheduler actions and iam:PassRole (scheduler role only) iff `scheduler`", (name) => {
+    const statements = statementsOf(s.json, s.roleId(name));
+    const sched = statements.filter((x) => asArray(x.Action).some((a) => a.startsWith("scheduler:")));
+    const pass = statements.filter((x) => asArray(x.Action).includes("iam:PassRole"));
+    if (!spec(name).scheduler) {
+      expect(sched).toEqual([]);
+      expect(pass).toEqual([]);
+      return;
+    }
+    const groupName = s.stack.scheduleGroup.scheduleGroupName;
+    expect(sched).toHaveLength(1);
+    expect(asArray(sched[0].Action).sort()).toEqual(["scheduler:CreateSchedule", "scheduler:DeleteSchedule", "scheduler:GetSchedule"]);
+    expect(JSON.stringify(sched[0].Resource)).toContain(`:schedule/${groupName}/*`);
+    expect(pass).toHaveLength(1);
+    expect(pass[0].Resource).toEqual({ "Fn::GetAtt": [logicalId(s.stack, s.stack.schedulerRole.node.defaultChild), "Arn"] });
+    expect(pass[0].Condition).toEqual({ StringEquals: { "iam:PassedToService": "scheduler.amazonaws.com" } });
+  });
+
+  it.each(functionNames)("%s: secretsmanager:GetSecretValue on the JWT secret iff `verifiesTokens`", (name) => {
+    const st = statementsOf(s.json, s.roleId(name)).filter((x) => asArray(x.Action).some((a) => a.startsWith("secretsmanager:")));
+    if (!spec(name).verifiesTokens) {
+      expect(st).toEqual([]);
+      return;
+    }
+    const secretId = logicalId(s.stack, s.stack.jwtSecret.node.defaultChild);
+    expect(st).toEqual([expect.objectContaining({ Action: "secretsmanager:GetSecretValue", Resource: { Ref: secretId } })]);
+  });
+
+  it("stream actions are on this table's stream only (ListStreams, which has no resource level, on *)", () => {
+    const { streamArn } = tableRefs();
+    for (const name of functionNames) {
+      const st = statementsOf(s.json, s.roleId(name)).filter((x) =>
+        asArray(x.Action).some((a) => ["dynamodb:DescribeStream", "dynamodb:GetRecords", "dynamodb:GetShardIterator", "dynamodb:ListStreams"].includes(a)),
+      );
+      if (spec(name).trigger.kind !== "stream") {
+        expect(st, name).toEqual([]);
+        continue;
+      }
+      for (const x of st) {
+        if (asArray(x.Action).includes("dynamodb:ListStreams")) {
+          expect(asArray(x.Action)).toEqual(["dynamodb:ListStreams"]);
+          expect(x.Resource).toBe("*");
+        } else expect(x.Resource).toEqual(streamArn);
+      }
+    }
+  });
+
+  it("no statement anywhere grants a wildcard action", () => {
+    for (const [id, r] of resourcesOfType(s.json, "AWS::IAM::Policy")) {
+      for (const st of asArray<Statement>(r.Properties.PolicyDocument.Statement)) {
+        for (const a of asArray(st.Action)) expect(a, id).not.toContain("*");
+      }
+    }
+  });
+});
+
+describe("environment", () => {
+  const vars = (name: FunctionName): Record<string, unknown> => s.json.Resources[s.fnId(name)].Properties.Environment.Variables;
+
+  it.each(functionNames)("%s: has exactly the variables its catalog entry needs", (name) => {
+    const f = spec(name);
+    const v = vars(name);
+    const tableId = logicalId(s.stack, s.stack.table.node.defaultChild);
+    expect(v[env.table] !== undefined).toBe(f.table.length > 0);
+    if (f.table.length > 0) expect(v[env.table]).toEqual({ Ref: tableId });
+
+    expect(v[env.connectionsUrl] !== undefined).toBe(!!f.connections);
+    if (f.connections) {
+      const wsApiId = logicalId(s.stack, s.stack.webSocketApi.node.defaultChild);
+      expect(v[env.connectionsUrl]).toEqual({
+        "Fn::Join": ["", ["https://", { Ref: wsApiId }, ".execute-api.", { Ref: "AWS::Region" }, ".", { Ref: "AWS::URLSuffix" }, `/${webSocketStageName}`]],
+      });
+    }
+
+    const schedVars = [env.schedulerGroup, env.schedulerRoleArn, ...Object.values(env.timerArn)];
+    for (const k of schedVars) expect(v[k] !== undefined, k).toBe(!!f.scheduler);
+    if (f.scheduler) {
+      expect(v[env.schedulerGroup]).toBe(s.stack.scheduleGroup.scheduleGroupName);
+      expect(v[env.schedulerRoleArn]).toEqual({ "Fn::GetAtt": [logicalId(s.stack, s.stack.schedulerRole.node.defaultChild), "Arn"] });
+      for (const [timer, target] of Object.entries(timerFunctions)) {
+        expect(v[env.timerArn[timer as keyof typeof env.timerArn]], timer).toEqual({ "Fn::GetAtt": [s.fnId(target), "Arn"] });
+      }
+    }
+
+    expect(v[env.jwtSecretArn] !== undefined).toBe(!!f.verifiesTokens);
+    if (f.verifiesTokens) expect(v[env.jwtSecretArn]).toEqual({ Ref: logicalId(s.stack, s.stack.jwtSecret.node.defaultChild) });
+    // The cloud never carries the raw secret in the environment.
+    expect(v[env.jwtSecret]).toBeUndefined();
+
+    const timed = !!f.scheduler || f.trigger.kind === "timer";
+    expect(v[env.reconnectGraceSeconds]).toBe(timed ? "300" : undefined);
+    expect(v[env.escalationGraceSeconds]).toBe(timed ? "120" : undefined);
+  });
+
+  it("grace periods and an existing JWT secret come from context", () => {
+    const arn = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:tollgate/jwt-AbCdEf";
+    const c = synth({
+      "tollgate:reconnectGraceSeconds": 600,
+      "tollgate:escalationGraceSeconds": "45",
+      "tollgate:jwtSecretArn": arn,
+    });
+    expect(resourcesOfType(c.json, "AWS::SecretsManager::Secret")).toEqual([]);
+    for (const name of functionNames) {
+      const v = c.json.Resources[c.fnId(name)].Properties.Environment.Variables;
+      const f = spec(name);
+      if (f.scheduler || f.trigger.kind === "timer") {
+        expect(v[env.reconnectGraceSeconds]).toBe("600");
+        expect(v[env.escalationGraceSeconds]).toBe("45");
+      }
+      if (f.verifiesTokens) {
+        expect(v[env.jwtSecretArn]).toBe(arn);
+        const st = statementsOf(c.json, c.roleId(name)).filter((x) => asArray(x.Action).includes("secretsmanager:GetSecretValue"));
+        expect(st.map((x) => x.Resource)).toEqual([arn]);
+      }
+    }
+  });
+
+  it("a partial secret ARN (no suffix) is granted with the ?????? suffix pattern", () => {
+    const arn = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:tollgate/jwt";
+    const c = synth({ "tollgate:jwtSecretArn": arn });
+    const st = statementsOf(c.json, c.roleId("httpGetSession")).filter((x) => asArray(x.Action).includes("secretsmanager:GetSecretValue"));
+    expect(st.map((x) => x.Resource)).toEqual([`${arn}-??????`]);
+  });
+
+  it("rejects malformed context", () => {
+    expect(() => synth({ "tollgate:deletionProtection": "maybe" })).toThrow(/deletionProtection/);
+    expect(() => synth({ "tollgate:reconnectGraceSeconds": "soon" })).toThrow(/reconnectGraceSeconds/);
+    expect(() => synth({ "tollgate:jwtSecretArn": "my-secret" })).toThrow(/jwtSecretArn/);
+    expect(() => synth({ "tollgate:logRetentionDays": 31 })).toThrow(/logRetentionDays/);
+  });
+});
+
+describe("HTTP API", () => {
+  const httpApiId = () => logicalId(s.stack, s.stack.httpApi.node.defaultChild);
+
+  function integrationOf(route: { Properties?: any }) {
+    const target = route.Properties.Target as { "Fn::Join": [string, [string, { Ref: string }]] };
+    expect(target["Fn::Join"][1][0]).toBe("integrations/");
+    return s.json.Resources[target["Fn::Join"][1][1].Ref];
+  }
+
+  const httpRoutes = () =>
+    resourcesOfType(s.json, "AWS::ApiGatewayV2::Route").filter(([, r]) => r.Properties.ApiId.Ref === httpApiId());
+
+  it("has one route per catalog http trigger, wired to that function with payload format 2.0", () => {
+    const expected = functionNames.filter((n) => spec(n).trigger.kind === "http");
+    expect(httpRoutes()).toHaveLength(expected.length);
+    for (const name of expected) {
+      const t = spec(name).trigger as { method: string; path: string };
+      const [, route] = only(
+        httpRoutes().filter(([, r]) => r.Properties.RouteKey === `${t.method} ${t.path}`),
+        `route ${t.method} ${t.path}`,
+      );
+      // Tokens are verified in the handlers (PROTOCOL.md error bodies): no API Gateway authorizer.
+      expect(route.Properties.AuthorizationType).toBe("NONE");
+      const integration = integrationOf(route);
+      expect(integration.Type).toBe("AWS::ApiGatewayV2::Integration");
+      expect(integration.Properties.IntegrationType).toBe("AWS_PROXY");
+      expect(integration.Properties.PayloadFormatVersion).toBe("2.0");
+      expect([...refsIn(integration.Properties.IntegrationUri)]).toEqual([s.fnId(name)]);
+    }
+  });
+
+  it("each http function may be invoked by this API only", () => {
+    for (const name of functionNames.filter((n) => spec(n).trigger.kind === "http")) {
+      const perms = resourcesOfType(s.json, "AWS::Lambda::Permission").filter(([, r]) => refsIn(r.Properties.FunctionName).has(s.fnId(name)));
+      expect(perms.length, name).toBeGreaterThan(0);
+      for (const [, p] of perms) {
+        expect(p.Properties.Principal).toBe("apigateway.amazonaws.com");
+        expect(refsIn(p.Properties.SourceArn).has(httpApiId()), name).toBe(true);
+      }
+    }
+  });
+
+  it("has no authorizer, and a $default stage with throttling and JSON access logs", () => {
+    expect(resourcesOfType(s.json, "AWS::ApiGatewayV2::Authorizer").filter(([, r]) => r.Properties.ApiId.Ref === httpApiId())).toEqual([]);
+    s.template.hasResourceProperties("AWS::ApiGatewayV2::Stage", {
+      ApiId: { Ref: httpApiId() },
+      StageName: "$default",
+      AutoDeploy: true,
+      DefaultRouteSettings: { ThrottlingRateLimit: 50, ThrottlingBurstLimit: 100 },
+      AccessLogSettings: { DestinationArn: Match.anyValue(), Format: Match.stringLikeRegexp("\\$context\\.requestId") },
+    });
+  });
+});
+
+describe("WebSocket API", () => {
+  const wsApiId = () => logicalId(s.stack, s.stack.webSocketApi.node.defaultChild);
+  const wsRoutes = () => resourcesOfType(s.json, "AWS::ApiGatewayV2::Route").filter(([, r]) => r.Properties.ApiId.Ref === wsApiId());
+
+  it("selects routes by $request.body.action", () => {
+    expect(s.json.Resources[wsApiId()].Properties).toMatchObject({ ProtocolType: "WEBSOCKET", RouteSelectionExpression: "$request.body.action" });
+  });
+
+  it("has one route per catalog ws trigger, wired to that function; frames get a direct reply", () => {
+    const expected = functionNames.filter((n) => spec(n).trigger.kind === "ws");
+    expect(wsRoutes()).toHaveLength(expected.length);
+    const responses = resourcesOfType(s.json, "AWS::ApiGatewayV2::RouteResponse");
+    for (const name of expected) {
+      const routeKey = (spec(name).trigger as { route: string }).route;
+      const [routeId, route] = only(wsRoutes().filter(([, r]) => r.Properties.RouteKey === routeKey), `route ${routeKey}`);
+      const target = route.Properties.Target["Fn::Join"][1];
+      const integration = s.json.Resources[target[1].Ref];
+      expect(integration.Properties.IntegrationType).toBe("AWS_PROXY");
+      expect(refsIn(integration.Properties.IntegrationUri).has(s.fnId(name)), routeKey).toBe(true);
+      const replies = responses.filter(([, r]) => r.Properties.RouteId.Ref === routeId);
+      const lifecycle = routeKey === "$connect" || routeKey === "$disconnect";
+      expect(replies.length, `${routeKey} route response`).toBe(lifecycle ? 0 : 1);
+      if (!lifecycle) expect(replies[0][1].Properties.RouteResponseKey).toBe("$default");
+    }
+  });
+
+  it("$connect is authorised by the ws-authorizer function, with no mandatory identity source", () => {
+    const [, connect] = only(wsRoutes().filter(([, r]) => r.Properties.RouteKey === "$connect"), "$connect");
+    expect(connect.Properties.AuthorizationType).toBe("CUSTOM");
+    const authorizer = s.json.Resources[connect.Properties.AuthorizerId.Ref];
+    expect(authorizer.Type).toBe("AWS::ApiGatewayV2::Authorizer");
+    expect(authorizer.Properties.AuthorizerType).toBe("REQUEST");
+    // Header or ?token=: neither may be required by API Gateway.
+    expect(asArray(authorizer.Properties.IdentitySource)).toEqual([]);
+    const authorizerFn = functionNames.find((n) => spec(n).trigger.kind === "ws-authorizer")!;
+    expect(refsIn(authorizer.Properties.AuthorizerUri).has(s.fnId(authorizerFn))).toBe(true);
+    for (const [, r] of wsRoutes().filter(([, r]) => r.Properties.RouteKey !== "$connect")) {
+      expect(r.Properties.AuthorizationType ?? "NONE").toBe("NONE");
+    }
+  });
+
+  it("has the `live` stage, auto-deployed, throttled, with access logs (and the account log role)", () => {
+    s.template.hasResourceProperties("AWS::ApiGatewayV2::Stage", {
+      ApiId: { Ref: wsApiId() },
+      StageName: webSocketStageName,
+      AutoDeploy: true,
+      DefaultRouteSettings: { ThrottlingRateLimit: 50, ThrottlingBurstLimit: 100 },
+      AccessLogSettings: { DestinationArn: Match.anyValue(), Format: Match.stringLikeRegexp("\\$context\\.connectionId") },
+    });
+    const [accountId] = only(resourcesOfType(s.json, "AWS::ApiGateway::Account"), "account setting");
+    const [, stage] = only(
+      resourcesOfType(s.json, "AWS::ApiGatewayV2::Stage").filter(([, r]) => r.Properties.ApiId.Ref === wsApiId()),
+      "ws stage",
+    );
+    expect(asArray(stage.DependsOn)).toContain(accountId);
+    const c = synth({ "tollgate:apiGatewayCloudWatchRole": false });
+    expect(resourcesOfType(c.json, "AWS::ApiGateway::Account")).toEqual([]);
+  });
+});
+
+describe("DynamoDB stream", () => {
+  it("feeds the streams function: TRIM_HORIZON, 100, partial batch failures, bisect, bounded retries and age, failure queue", () => {
+    const streamFns = functionNames.filter((n) => spec(n).trigger.kind === "stream");
+    const mappings = resourcesOfType(s.json, "AWS::Lambda::EventSourceMapping");
+    expect(mappings).toHaveLength(streamFns.length);
+    const tableId = logicalId(s.stack, s.stack.table.node.defaultChild);
+    const queueId = logicalId(s.stack, s.stack.failureQueue.node.defaultChild);
+    for (const name of streamFns) {
+      const [, m] = only(mappings.filter(([, r]) => r.Properties.FunctionName.Ref === s.fnId(name)), name);
+      expect(m.Properties).toMatchObject({
+        EventSourceArn: { "Fn::GetAtt": [tableId, "StreamArn"] },
+        StartingPosition: "TRIM_HORIZON",
+        BatchSize: 100,
+        FunctionResponseTypes: ["ReportBatchItemFailures"],
+        BisectBatchOnFunctionError: true,
+        MaximumRetryAttempts: 5,
+        DestinationConfig: { OnFailure: { Destination: { "Fn::GetAtt": [queueId, "Arn"] } } },
+      });
+      expect(m.Properties.MaximumRecordAgeInSeconds).toBeGreaterThan(0);
+      expect(m.Properties.MaximumRecordAgeInSeconds).toBeLessThanOrEqual(24 * 3600);
+    }
+  });
+
+  it("the failure queue is encrypted and refuses plain HTTP", () => {
+    const queueId = logicalId(s.stack, s.stack.failureQueue.node.defaultChild);
+    expect(s.json.Resources[queueId].Properties.SqsManagedSseEnabled).toBe(true);
+    s.template.hasResourceProperties("AWS::SQS::QueuePolicy", {
+      Queues: [{ Ref: queueId }],
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Effect: "Deny", Condition: { Bool: { "aws:SecureTransport": "false" } } }),
+        ]),
+      },
+    });
+  });
+});
+
+describe("scheduler", () => {
+  it("has one schedule group", () => {
+    only(resourcesOfType(s.json, "AWS::Scheduler::ScheduleGroup"), "schedule group");
+  });
+
+  it("the scheduler role is assumable by scheduler.amazonaws.com of this account and group only", () => {
+    const role = s.json.Resources[logicalId(s.stack, s.stack.schedulerRole.node.defaultChild)];
+    const groupId = logicalId(s.stack, s.stack.scheduleGroup.node.defaultChild);
+    expect(role.Properties.AssumeRolePolicyDocument.Statement).toEqual([
+      {
+        Action: "sts:AssumeRole",
+        Effect: "Allow",
+        Principal: { Service: "scheduler.amazonaws.com" },
+        Condition: {
+          StringEquals: { "aws:SourceAccount": { Ref: "AWS::AccountId" }, "aws:SourceArn": { "Fn::GetAtt": [groupId, "Arn"] } },
+        },
+      },
+    ]);
+    expect(role.Properties.ManagedPolicyArns).toBeUndefined();
+  });
+
+  it("the scheduler role may invoke the timer functions and nothing else", () => {
+    const roleId = logicalId(s.stack, s.stack.schedulerRole.node.defaultChild);
+    const statements = statementsOf(s.json, roleId);
+    expect(actionsOf(statements)).toEqual(["lambda:InvokeFunction"]);
+    const invoked = statements.flatMap((st) => asArray(st.Resource));
+    const timers = Object.values(timerFunctions).map((n) => ({ "Fn::GetAtt": [s.fnId(n), "Arn"] }));
+    expect(invoked).toHaveLength(timers.length);
+    expect(invoked).toEqual(expect.arrayContaining(timers));
+    // The catalog's timer triggers and timerFunctions agree.
+    const timerTriggered = functionNames.filter((n) => spec(n).trigger.kind === "timer").sort();
+    expect(Object.values(timerFunctions).sort()).toEqual(timerTriggered);
+  });
+
+  it("timer functions send invocations that fail all retries to the failure queue", () => {
+    const queueId = logicalId(s.stack, s.stack.failureQueue.node.defaultChild);
+    for (const name of Object.values(timerFunctions)) {
+      s.template.hasResourceProperties("AWS::Lambda::EventInvokeConfig", {
+        FunctionName: { Ref: s.fnId(name) },
+        MaximumRetryAttempts: 2,
+        DestinationConfig: { OnFailure: { Destination: { "Fn::GetAtt": [queueId, "Arn"] } } },
+      });
+    }
+  });
+});
+
+describe("alarms and outputs", () => {
+  it("alarms on every function's errors and throttles, and on the failure queue, all to the encrypted topic", () => {
+    const topicId = logicalId(s.stack, s.stack.alarmTopic.node.defaultChild);
+    expect(s.json.Resources[topicId].Properties.KmsMasterKeyId).toBeDefined();
+    const alarms = resourcesOfType(s.json, "AWS::CloudWatch::Alarm").map(([, a]) => a.Properties);
+    for (const a of alarms) expect(a.AlarmActions).toEqual([{ Ref: topicId }]);
+    for (const name of functionNames) {
+      for (const metric of ["Errors", "Throttles"]) {
+        const hits = alarms.filter(
+          (a) => a.MetricName === metric && a.Namespace === "AWS/Lambda" && a.Dimensions?.[0]?.Value?.Ref === s.fnId(name),
+        );
+        expect(hits.length, `${name} ${metric}`).toBe(1);
+      }
+    }
+    const queueId = logicalId(s.stack, s.stack.failureQueue.node.defaultChild);
+    expect(
+      alarms.filter((a) => a.Namespace === "AWS/SQS" && a.MetricName === "ApproximateNumberOfMessagesVisible" && refsIn(a.Dimensions).has(queueId)),
+    ).toHaveLength(1);
+  });
+
+  it("outputs the HTTP URL, the WebSocket URL and the table name", () => {
+    const outputs = s.json.Outputs ?? {};
+    expect(Object.keys(outputs)).toEqual(expect.arrayContaining(["HttpUrl", "WebSocketUrl", "TableName"]));
+    expect(JSON.stringify(outputs.WebSocketUrl.Value)).toContain("wss://");
+    expect(JSON.stringify(outputs.HttpUrl.Value)).toContain("https://");
+    expect(outputs.TableName.Value).toEqual({ Ref: logicalId(s.stack, s.stack.table.node.defaultChild) });
+  });
+});
+
+describe("deployability", () => {
+  it("has no dependency cycle between resources (CloudFormation would refuse it)", () => {
+    const graph = new Map<string, Set<string>>();
+    for (const [id, r] of Object.entries(s.json.Resources)) {
+      const deps = refsIn(r.Properties ?? {});
+      for (const d of asArray(r.DependsOn)) deps.add(d);
+      graph.set(id, new Set([...deps].filter((d) => d in s.json.Resources)));
+    }
+    const state = new Map<string, "visiting" | "done">();
+    const cycle: string[] = [];
+    const visit = (id: string, trail: string[]): boolean => {
+      if (state.get(id) === "done") return false;
+      if (state.get(id) === "visiting") {
+        cycle.push(...trail.slice(trail.indexOf(id)), id);
+        return true;
+      }
+      state.set(id, "visiting");
+      for (const d of graph.get(id) ?? []) if (visit(d, [...trail, id])) return true;
+      state.set(id, "done");
+      return false;
+    };
+    for (const id of graph.keys()) if (visit(id, [])) break;
+    expect(cycle).toEqual([]);
+  });
+
+  it("every function depends on its role's policy (no cold start without its grants)", () => {
+    for (const name of functionNames) {
+      const policy = resourcesOfType(s.json, "AWS::IAM::Policy").find(([, r]) =>
+        asArray(r.Properties.Roles).some((x: any) => x.Ref === s.roleId(name)),
+      );
+      expect(policy, name).toBeDefined();
+      expect(asArray(s.json.Resources[s.fnId(name)].DependsOn), name).toContain(policy![0]);
+    }
+  });
+});
