@@ -71,7 +71,8 @@ export function createStreamPoller(o: StreamPollerOptions) {
         failedFrom = result?.batchItemFailures?.[0]?.itemIdentifier;
         if (!failedFrom) return;
       } catch (error) {
-        o.log(`streams handler failed the whole batch: ${(error as Error).message}`);
+        const first = (error as { recordErrors?: Error[] }).recordErrors?.[0] ?? (error as Error);
+        o.log(`streams handler failed the whole batch: ${first.name}: ${first.message}`);
         failedFrom = batch[0].dynamodb?.SequenceNumber;
       }
       const index = Math.max(0, batch.findIndex((r) => r.dynamodb?.SequenceNumber === failedFrom));

@@ -47,7 +47,7 @@ it("keeps a pending elicitation and its deadline schedule across a restart", { t
   const runner = await mintToken(secret, { sub: "r", tenant: "acme", role: "runner" });
   const human = await mintToken(secret, { sub: "h", tenant: "acme", role: "human" });
   const call = (token: string, method: string, path: string, body?: unknown) =>
-    fetch(`${base}${path}`, { method, headers: { authorization: `Bearer ${token}` }, body: body && JSON.stringify(body) }).then(async (r) => ({ status: r.status, body: await r.json() }));
+    fetch(`${base}${path}`, { method, headers: { authorization: `Bearer ${token}` }, body: body === undefined ? undefined : JSON.stringify(body) }).then(async (r) => ({ status: r.status, body: await r.json() }));
 
   const first = await start(port);
   await call(runner, "PUT", "/v1/sessions/conv_r", {});

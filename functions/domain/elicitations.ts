@@ -98,7 +98,7 @@ export function createElicitations(ctx: Context, sessions: Sessions, delivery: D
       throw new ProtocolError("conflict", "this elicitation id exists with other params");
     }
     requireOwner(caller, existing);
-    if (existing.status === "pending" && existing.block === "released") await rearm(existing);
+    if (existing.status === "pending" && existing.block_state === "released") await rearm(existing);
     if (connectionId) await attach(existing, connectionId);
     return { created: false, elicitation_id: existing.elicitation_id, deadline: existing.deadline };
   }
@@ -110,8 +110,8 @@ export function createElicitations(ctx: Context, sessions: Sessions, delivery: D
         new UpdateCommand({
           TableName: table,
           Key: keys.elicitation(item.tenant, item.elicitation_id),
-          UpdateExpression: "SET block = :armed ADD block_round :one",
-          ConditionExpression: "block = :released AND #s = :pending",
+          UpdateExpression: "SET block_state = :armed ADD block_round :one",
+          ConditionExpression: "block_state = :released AND #s = :pending",
           ExpressionAttributeNames: { "#s": "status" },
           ExpressionAttributeValues: { ":armed": "armed", ":released": "released", ":one": 1, ":pending": "pending" },
         }),
@@ -144,7 +144,7 @@ export function createElicitations(ctx: Context, sessions: Sessions, delivery: D
       deadline: new Date(now + timeout * 1000).toISOString(),
       status: "pending",
       connection_id: connectionId,
-      ...(session.parent_session_id ? { block: "armed" as const, block_round: 1 } : {}),
+      ...(session.parent_session_id ? { block_state: "armed" as const, block_round: 1 } : {}),
     };
     try {
       await db.send(

@@ -27,8 +27,8 @@ export function createEscalation(ctx: Context, sessions: Sessions, messages: Mes
         new UpdateCommand({
           TableName: table,
           Key: keys.elicitation(item.tenant, item.elicitation_id),
-          UpdateExpression: extra.notice_seq !== undefined ? "SET block = :to, notice_seq = :seq" : "SET block = :to",
-          ConditionExpression: extra.pending ? "block = :from AND #s = :pending AND block_round = :round" : "block = :from",
+          UpdateExpression: extra.notice_seq !== undefined ? "SET block_state = :to, notice_seq = :seq" : "SET block_state = :to",
+          ConditionExpression: extra.pending ? "block_state = :from AND #s = :pending AND block_round = :round" : "block_state = :from",
           ExpressionAttributeNames: extra.pending ? { "#s": "status" } : undefined,
           ExpressionAttributeValues: {
             ":to": to,
@@ -67,16 +67,16 @@ export function createEscalation(ctx: Context, sessions: Sessions, messages: Mes
   async function settle(item: ElicitationItem): Promise<void> {
     const parentId = item.ancestors.at(-1);
     if (!parentId) return;
-    if (item.block === "armed") {
+    if (item.block_state === "armed") {
       if (await move(item, "armed", "cleared")) await ctx.timers.cancel("escalation", escalationKey(item));
       return;
     }
-    if (item.block !== "delivered" && item.block !== "queued") return; // delivering: the deliverer settles
-    if (!(await move(item, item.block, "settled"))) return;
-    if (item.block === "queued" && item.notice_seq !== undefined && (await messages.withdraw(item.tenant, parentId, item.notice_seq))) return;
+    if (item.block_state !== "delivered" && item.block_state !== "queued") return; // delivering: the deliverer settles
+    if (!(await move(item, item.block_state, "settled"))) return;
+    if (item.block_state === "queued" && item.notice_seq !== undefined && (await messages.withdraw(item.tenant, parentId, item.notice_seq))) return;
     const outcome = await deliver(item.tenant, parentId, { kind: "notice", text: resolutionNotice(await childOf(item)) });
     if (outcome === "failed") {
-      await move({ ...item, block: "settled" }, "settled", item.block); // let a retry of this record try again
+      await move({ ...item, block_state: "settled" }, "settled", item.block_state); // let a retry of this record try again
       throw new Error("resolution notice could not be delivered");
     }
   }

@@ -64,7 +64,7 @@ export interface ElicitationItem {
   connection_id?: string;
   verdict?: Verdict;
   delivered_to?: string;
-  block?: BlockState;
+  block_state?: BlockState;
   block_round?: number;
   notice_seq?: number;
   expires_at?: number;

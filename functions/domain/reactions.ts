@@ -42,7 +42,7 @@ export function createReactions(
   async function onRaised(item: ElicitationItem) {
     await subscriptions.publish(item.tenant, audience(item), requestEvent(item));
     await scheduleDeadline(item);
-    if (item.block === "armed") await scheduleEscalation(item, Date.parse(item.created_at));
+    if (item.block_state === "armed") await scheduleEscalation(item, Date.parse(item.created_at));
   }
 
   async function onResolved(item: ElicitationItem) {
@@ -57,7 +57,7 @@ export function createReactions(
     if (before?.status === "pending" && after.status === "resolved") await onResolved(after);
     // Safety net of the verdict fast path: resolved, bound, and nobody claimed its delivery.
     if (isResolved(after) && after.connection_id && !after.delivered_to) await delivery.deliverVerdict(after);
-    if (before && before.block !== "armed" && after.block === "armed" && after.status === "pending") await scheduleEscalation(after, ctx.now());
+    if (before && before.block_state !== "armed" && after.block_state === "armed" && after.status === "pending") await scheduleEscalation(after, ctx.now());
   }
 
   /** The sparse pending index follows the count; the count itself moved in the resolving transaction. */

@@ -32,7 +32,7 @@ export async function startTollgate(options: Partial<RuntimeOptions> = {}): Prom
     table: `tollgate-${randomUUID().slice(0, 8)}`,
     jwtSecret: SECRET,
     streamPollMs: 20,
-    log: () => undefined,
+    log: process.env.TOLLGATE_TEST_LOG ? (line) => console.error(line) : () => undefined,
     ...options,
   });
   const runners: TollgateRunner[] = [];
