@@ -76,17 +76,25 @@ export function bundleSizes(outdir: string, stackName = "Tollgate"): BundleSize[
 
 const kib = (n: number) => `${(n / 1024).toFixed(1)}`;
 
-export function markdownTable(sizes: BundleSize[]): string {
+/**
+ * The table. `direct`: the package.json dependencies; only those are named per function (the
+ * SDK's own @smithy/* and credential-provider packages would drown the table), plus a count of
+ * every package in the bundle.
+ */
+export function markdownTable(sizes: BundleSize[], direct?: ReadonlySet<string>): string {
   const lines = [
-    "| function | entry | index.mjs (KiB) | gzip (KiB) | source map (KiB) | npm packages bundled |",
-    "| --- | --- | ---: | ---: | ---: | --- |",
+    "| function | index.mjs (KiB) | gzip (KiB) | source map (KiB) | dependencies bundled | packages in all |",
+    "| --- | ---: | ---: | ---: | --- | ---: |",
   ];
   for (const s of sizes) {
-    lines.push(`| ${s.name} | \`${s.entry}\` | ${kib(s.bytes)} | ${kib(s.gzipBytes)} | ${kib(s.mapBytes)} | ${s.packages.join(", ") || "none"} |`);
+    const named = direct ? s.packages.filter((p) => direct.has(p)) : s.packages;
+    lines.push(
+      `| ${s.name} | ${kib(s.bytes)} | ${kib(s.gzipBytes)} | ${kib(s.mapBytes)} | ${named.join(", ") || "none"} | ${s.packages.length} |`,
+    );
   }
   const total = sizes.reduce((a, s) => a + s.bytes, 0);
   const gz = sizes.reduce((a, s) => a + s.gzipBytes, 0);
-  lines.push(`| **total (${sizes.length})** | | ${kib(total)} | ${kib(gz)} | | |`);
+  lines.push(`| **total (${sizes.length} functions)** | ${kib(total)} | ${kib(gz)} | | | |`);
   return lines.join("\n");
 }
 
@@ -97,5 +105,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     console.error(`no function bundles found in ${outdir}: run \`npx cdk synth --quiet\` first`);
     process.exit(1);
   }
-  console.log(markdownTable(sizes));
+  const pkgFile = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "package.json");
+  const deps = new Set(Object.keys((JSON.parse(fs.readFileSync(pkgFile, "utf8")) as { dependencies?: object }).dependencies ?? {}));
+  console.log(markdownTable(sizes, deps));
 }
