@@ -156,15 +156,22 @@ function select(id) {
 }
 
 function addCard(ev) {
-  if (cards.has(ev.elicitation_id)) return;
-  const sub = ev.session_id !== selected;
-  const card = createCard(ev, { label: label(ev.session_id), sub, sessionHref: sub ? `#session=${encodeURIComponent(ev.session_id)}` : null });
-  cards.set(ev.elicitation_id, card);
-  if (resolvedEvents.has(ev.elicitation_id)) card.resolve(resolvedEvents.get(ev.elicitation_id));
+  let card = cards.get(ev.elicitation_id);
+  if (!card) {
+    const sub = ev.session_id !== selected;
+    card = createCard(ev, { label: label(ev.session_id), sub, sessionHref: sub ? `#session=${encodeURIComponent(ev.session_id)}` : null });
+    cards.set(ev.elicitation_id, card);
+    if (resolvedEvents.has(ev.elicitation_id)) card.resolve(resolvedEvents.get(ev.elicitation_id));
+  }
+  mount(card);
+}
+
+/** Puts a card into the list in created_at order (cards can arrive before the list exists). */
+function mount(card) {
   const list = $("cards");
-  if (!list) return;
+  if (!list || card.el.isConnected) return;
   list.querySelector(".none")?.remove();
-  const later = [...cards.values()].find((c) => c !== card && c.el.isConnected && byCreated(c.event, ev) > 0);
+  const later = [...cards.values()].find((c) => c.el.isConnected && byCreated(c.event, card.event) > 0);
   list.insertBefore(h("li", {}, card.el), later ? later.el.parentElement : null);
 }
 
@@ -189,6 +196,7 @@ async function loadDetail(fresh) {
 
   if (fresh || !$("cards")) renderPane(item);
   for (const ev of pending) addCard(ev);
+  for (const card of cards.values()) mount(card); // live arrivals from before the list existed
   // Cards still pending on screen but gone from the snapshot resolved while we were away.
   const still = new Set(pending.map((e) => e.elicitation_id));
   for (const card of cards.values()) {
@@ -220,10 +228,7 @@ async function onEvent(ev) {
     setBadge(ev.session_id, ev.pending_elicitations_count);
   } else if (ev.type === "response.elicitation_request") {
     await ensureKnown(ev.session_id);
-    if (selected && within(ev.session_id, selected)) {
-      addCard(ev);
-      $("cards")?.querySelector(".none")?.remove();
-    }
+    if (selected && within(ev.session_id, selected)) addCard(ev);
   } else if (ev.type === "response.elicitation_resolved") {
     resolvedEvents.set(ev.elicitation_id, ev);
     if (resolvedEvents.size > 500) resolvedEvents.delete(resolvedEvents.keys().next().value);
