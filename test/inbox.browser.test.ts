@@ -1,0 +1,216 @@
+/**
+ * The approval inbox in headless Chromium against the real local runtime: live badges and cards,
+ * answering (plain and form), the verdict every tab learns, the standalone approval page, and the
+ * standing verdict of an approval someone else answered first.
+ */
+import { existsSync } from "node:fs";
+import { randomUUID } from "node:crypto";
+import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { startTollgate, type Harness } from "./support/tollgate.js";
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"];
+const poll = { timeout: 10_000, interval: 50 };
+
+describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)("approval inbox in a browser", () => {
+  let t: Harness;
+  let browser: Browser;
+  let human: string;
+  let runner: string;
+  const contexts: BrowserContext[] = [];
+  const pageErrors: string[] = [];
+
+  beforeAll(async () => {
+    t = await startTollgate();
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+    human = await t.token("human", "human-1");
+    runner = await t.token("runner", "runner-1");
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await t?.stop();
+  });
+
+  afterEach(() => {
+    expect(pageErrors).toEqual([]);
+  });
+
+  /** A fresh browser (empty localStorage) on a page of the inbox, signed in through ?token=. */
+  async function open(path: string, { noSocket = false, width = 1280, height = 800 } = {}): Promise<Page> {
+    const context = await browser.newContext({ viewport: { width, height } });
+    contexts.push(context);
+    if (noSocket) {
+      // A tab whose live updates never arrive: it only knows what it fetched.
+      await context.addInitScript(() => {
+        (window as any).WebSocket = class {
+          static CONNECTING = 0; static OPEN = 1; static CLOSING = 2; static CLOSED = 3;
+          readyState = 0;
+          send() {}
+          close() {}
+        };
+      });
+    }
+    const page = await context.newPage();
+    page.setDefaultTimeout(10_000);
+    page.on("pageerror", (e) => pageErrors.push(e.message));
+    const sep = path.includes("?") ? "&" : "?";
+    const [base, hash = ""] = path.split("#");
+    await page.goto(`${t.runtime.httpUrl}${base}${sep}token=${human}${hash ? `#${hash}` : ""}`);
+    return page;
+  }
+
+  const sid = (name: string) => `${name}_${randomUUID().slice(0, 8)}`;
+
+  async function session(id: string, body: Record<string, unknown> = {}) {
+    const r = await t.http(runner, "PUT", `/v1/sessions/${id}`, body);
+    expect(r.status).toBeLessThan(300);
+  }
+
+  async function raise(sessionId: string, params: Record<string, unknown>): Promise<string> {
+    const r = await t.http(runner, "POST", `/v1/sessions/${sessionId}/events`, { type: "response.elicitation_request", params });
+    expect(r.status).toBe(201);
+    return r.body.elicitation_id;
+  }
+
+  /** The page is subscribed: what happens from now on reaches it by push. */
+  const live = (page: Page) => page.locator("#conn", { hasText: "Live" }).waitFor();
+  const text = (page: Page, testId: string) => page.getByTestId(testId).textContent();
+  const visible = (page: Page, testId: string) => page.getByTestId(testId).isVisible();
+
+  it("shows a live badge and card, approves, and every view learns the verdict", async () => {
+    const root = sid("conv_root");
+    const child = sid("conv_child");
+    await session(root, { title: "Release rollout" });
+    await session(child, { parent_session_id: root, title: "builder:Fetch" });
+    // Raised before the inbox opens: replayed on cold open as a sub-agent's prompt.
+    const early = await raise(child, { message: "Fetch from <img src=x onerror=alert(1)>?" });
+
+    const page = await open(`/#session=${root}`);
+    expect(page.url()).not.toContain("token=");
+    await page.getByTestId(`card-${early}`).waitFor();
+    expect(await text(page, `card-${early}`)).toContain("Fetch from <img src=x onerror=alert(1)>?");
+    expect(await text(page, `card-${early}`)).toContain("builder:Fetch");
+    expect(await page.getByTestId(`card-${early}`).locator("img").count()).toBe(0);
+    expect(await text(page, `badge-${child}`)).toContain("1");
+    expect(await visible(page, `badge-${root}`)).toBe(false);
+    // The child sits under its parent in the tree.
+    expect(await page.locator(`li:has(> [data-testid="session-${root}"]) [data-testid="session-${child}"]`).count()).toBe(1);
+
+    // Raised while the inbox is open: badge and card arrive live.
+    await live(page);
+    const id = await raise(root, { message: "Approve running 'git push'?" });
+    await expect.poll(() => visible(page, `badge-${root}`), poll).toBe(true);
+    expect(await text(page, `badge-${root}`)).toContain("1");
+    await page.getByTestId(`card-${id}`).waitFor();
+    expect(await text(page, `card-${id}`)).toContain("Approve running 'git push'?");
+    expect(await page.getByTestId(`accept-${id}`).textContent()).toBe("Approve");
+
+    await page.getByTestId(`accept-${id}`).click();
+    await expect.poll(() => text(page, `verdict-${id}`), poll).toMatch(/Accepted.*answered by.*human-1/);
+    await expect.poll(() => visible(page, `badge-${root}`), poll).toBe(false);
+    expect(await page.getByTestId(`accept-${id}`).count()).toBe(0);
+
+    const e = await t.http(human, "GET", `/v1/elicitations/${id}`);
+    expect(e.body).toMatchObject({ status: "resolved", verdict: { action: "accept", reason: "answered", resolved_by: "human-1" } });
+
+    // Another human declines the early one through the API: this tab shows who answered.
+    const other = await t.token("human", "human-2");
+    const r = await t.http(other, "POST", `/v1/sessions/${child}/events`, { type: "approval", elicitation_id: early, action: "decline" });
+    expect(r.status).toBe(200);
+    await expect.poll(() => text(page, `verdict-${early}`), poll).toMatch(/Declined.*answered by.*human-2/);
+    await expect.poll(() => visible(page, `badge-${child}`), poll).toBe(false);
+  });
+
+  it("answers a form and submits the content the schema asks for", async () => {
+    const s = sid("conv_form");
+    await session(s, { title: "Deploy" });
+    const page = await open(`/#session=${s}`);
+    await page.getByTestId(`session-${s}`).waitFor();
+    await live(page);
+    const id = await raise(s, {
+      message: "Where should it deploy?",
+      requestedSchema: {
+        type: "object",
+        properties: {
+          target: { type: "string", title: "Target", enum: ["staging", "production"], description: "The cluster" },
+          notify: { type: "boolean", title: "Notify the team" },
+        },
+        required: ["target"],
+      },
+    });
+    const card = page.getByTestId(`card-${id}`);
+    await card.waitFor();
+    expect(await page.getByTestId(`accept-${id}`).textContent()).toBe("Accept");
+    expect(await card.getByLabel("Target").getAttribute("required")).not.toBeNull();
+
+    // The required choice is enforced in the page: nothing is sent without it.
+    await page.getByTestId(`accept-${id}`).click();
+    expect((await t.http(human, "GET", `/v1/elicitations/${id}`)).body.status).toBe("pending");
+
+    await card.getByLabel("Target").selectOption("production");
+    await card.getByLabel("Notify the team").check();
+    await page.getByTestId(`accept-${id}`).click();
+    await expect.poll(() => text(page, `verdict-${id}`), poll).toMatch(/Accepted/);
+    expect(await text(page, `verdict-${id}`)).toContain("production");
+
+    const e = await t.http(human, "GET", `/v1/elicitations/${id}`);
+    expect(e.body.verdict).toMatchObject({ action: "accept", resolved_by: "human-1", content: { target: "production", notify: true } });
+  });
+
+  it("keeps the standalone approval page live and shows a resolved one's verdict", async () => {
+    const s = sid("conv_alone");
+    await session(s, { title: "Cleanup" });
+    const id = await raise(s, { message: "Delete 14 pages?" });
+
+    const page = await open(`/approval.html?elicitation=${id}`);
+    await page.getByTestId(`card-${id}`).waitFor();
+    expect(await text(page, `card-${id}`)).toContain("Delete 14 pages?");
+    expect(page.url()).toContain(`elicitation=${id}`);
+    expect(page.url()).not.toContain("token=");
+    await live(page);
+    const other = await t.token("human", "human-2");
+    await t.http(other, "POST", `/v1/sessions/${s}/events`, { type: "approval", elicitation_id: id, action: "decline" });
+    await expect.poll(() => text(page, `verdict-${id}`), poll).toMatch(/Declined.*answered by.*human-2/);
+    expect(await page.getByTestId(`decline-${id}`).count()).toBe(0);
+
+    // Opened cold once resolved: the verdict, nothing to answer.
+    const later = await open(`/approval.html?elicitation=${id}`, { width: 390, height: 800 });
+    await expect.poll(() => text(later, `verdict-${id}`), poll).toMatch(/Declined.*answered by.*human-2/);
+    expect(await later.getByTestId(`accept-${id}`).count()).toBe(0);
+
+    // The inbox card links to this page.
+    const inbox = await open(`/#session=${s}`);
+    const other2 = await raise(s, { message: "And the archive?" });
+    await inbox.getByTestId(`card-${other2}`).waitFor();
+    await inbox.getByTestId(`card-${other2}`).getByRole("link", { name: /open/i }).click();
+    await inbox.waitForURL(/approval\.html\?elicitation=/);
+    await inbox.getByTestId(`accept-${other2}`).waitFor();
+  });
+
+  it("shows the standing verdict when someone else answered first", async () => {
+    const s = sid("conv_stale");
+    await session(s, { title: "Stale tab" });
+    const id = await raise(s, { message: "Rotate the keys?" });
+    const page = await open(`/#session=${s}`, { noSocket: true });
+    await page.getByTestId(`accept-${id}`).waitFor();
+
+    const other = await t.token("human", "human-2");
+    await t.http(other, "POST", `/v1/sessions/${s}/events`, { type: "approval", elicitation_id: id, action: "decline" });
+    await page.getByTestId(`accept-${id}`).click();
+    await expect.poll(() => text(page, `verdict-${id}`), poll).toMatch(/Already answered by human-2.*Declined/);
+    expect((await t.http(human, "GET", `/v1/elicitations/${id}`)).body.verdict).toMatchObject({ action: "decline", resolved_by: "human-2" });
+  });
+
+  it("asks for a token when there is none", async () => {
+    const context = await browser.newContext();
+    contexts.push(context);
+    const page = await context.newPage();
+    await page.goto(`${t.runtime.httpUrl}/`);
+    await page.getByLabel(/paste a human token/i).fill(human);
+    await page.getByRole("button", { name: "Use this token" }).click();
+    await live(page);
+    expect(await page.locator("#who").textContent()).toContain("human-1");
+  });
+});
