@@ -27,6 +27,12 @@ export interface TollgateConfig {
    * needs (`tollgate:apiGatewayCloudWatchRole`). Set false when the account already has one.
    */
   apiGatewayCloudWatchRole: boolean;
+  /**
+   * Identity sources of the `$connect` authorizer (`tollgate:wsIdentitySource`). Empty by
+   * default, so a token may come as the Authorization header or as `?token=`: API Gateway
+   * refuses a connection that lacks any listed source before the authorizer runs.
+   */
+  wsIdentitySource: string[];
 }
 
 export const contextKeys = {
@@ -42,6 +48,7 @@ export const contextKeys = {
   corsOrigins: "tollgate:corsOrigins",
   alarmEmail: "tollgate:alarmEmail",
   apiGatewayCloudWatchRole: "tollgate:apiGatewayCloudWatchRole",
+  wsIdentitySource: "tollgate:wsIdentitySource",
 } as const;
 
 export const defaults = {
@@ -55,6 +62,7 @@ export const defaults = {
   logRetentionDays: 30,
   corsOrigins: ["*"],
   apiGatewayCloudWatchRole: true,
+  wsIdentitySource: [] as readonly string[],
 } as const;
 
 // Context given on the command line (`-c k=v`) arrives as a string; cdk.json gives JSON values.
@@ -92,6 +100,19 @@ function list(node: Node, key: string, fallback: readonly string[]): string[] {
   return String(v).split(",").map((s) => s.trim()).filter(Boolean);
 }
 
+const identitySourcePattern =
+  /^(route\.request\.(header|querystring)\.[A-Za-z0-9._-]+|stageVariables\.[A-Za-z0-9._-]+|context\.[A-Za-z0-9._-]+)$/;
+
+function identitySources(node: Node): string[] {
+  const sources = list(node, contextKeys.wsIdentitySource, defaults.wsIdentitySource);
+  for (const s of sources) {
+    if (!identitySourcePattern.test(s)) {
+      throw new Error(`context ${contextKeys.wsIdentitySource}: not a WebSocket identity source expression: ${s}`);
+    }
+  }
+  return sources;
+}
+
 export function readConfig(node: Node): TollgateConfig {
   const jwtSecretArn = str(node, contextKeys.jwtSecretArn);
   if (jwtSecretArn !== undefined && !/^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:.+$/.test(jwtSecretArn)) {
@@ -114,5 +135,6 @@ export function readConfig(node: Node): TollgateConfig {
     corsOrigins: list(node, contextKeys.corsOrigins, defaults.corsOrigins),
     alarmEmail: str(node, contextKeys.alarmEmail),
     apiGatewayCloudWatchRole: bool(node, contextKeys.apiGatewayCloudWatchRole, defaults.apiGatewayCloudWatchRole),
+    wsIdentitySource: identitySources(node),
   };
 }

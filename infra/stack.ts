@@ -285,10 +285,10 @@ export class TollgateStack extends Stack {
     if (!authorizerEntry) throw new Error("catalog has no ws-authorizer function");
     const authorizer = new WebSocketLambdaAuthorizer("ConnectAuthorizer", authorizerEntry[1].fn, {
       authorizerName: `${this.stackName}-connect`,
-      // No identity source: a token may come as the Authorization header or as ?token= (a
-      // browser cannot set headers). Any listed source is mandatory for API Gateway, which
-      // would refuse the other form with a bare 401 before our authorizer runs.
-      identitySource: [],
+      // By default no identity source: a token may come as the Authorization header or as
+      // ?token= (a browser cannot set headers). Any listed source is mandatory for API Gateway,
+      // which would refuse the other form with a bare 401 before our authorizer runs.
+      identitySource: cfg.wsIdentitySource,
     });
     for (const f of Object.values(fns)) {
       const trigger = f.spec.trigger;

@@ -438,6 +438,13 @@ describe("WebSocket API", () => {
     }
   });
 
+  it("the authorizer's identity source can be set by context (fallback: the ?token= query)", () => {
+    const c = synth({ "tollgate:wsIdentitySource": "route.request.querystring.token" });
+    const [, authorizer] = only(resourcesOfType(c.json, "AWS::ApiGatewayV2::Authorizer"), "authorizer");
+    expect(authorizer.Properties.IdentitySource).toEqual(["route.request.querystring.token"]);
+    expect(() => synth({ "tollgate:wsIdentitySource": "$request.header.Authorization" })).toThrow(/wsIdentitySource/);
+  });
+
   it("has the `live` stage, auto-deployed, throttled, with access logs (and the account log role)", () => {
     s.template.hasResourceProperties("AWS::ApiGatewayV2::Stage", {
       ApiId: { Ref: wsApiId() },
