@@ -105,6 +105,7 @@ function renderTree() {
   });
   $("tree").replaceChildren(...branch(""));
   $("sessions-status").textContent = visible.length ? "" : onlyPending ? "Nothing is waiting for you." : "No sessions yet.";
+  $("sessions-status").className = "muted";
   if (focused) document.querySelector(`[data-session-id="${CSS.escape(focused)}"]`)?.focus();
   updateTitle();
 }
@@ -242,6 +243,7 @@ async function refresh() {
     if (selected) await loadDetail(false);
   } catch (e) {
     $("sessions-status").textContent = e.message;
+    $("sessions-status").className = "error";
   }
 }
 

@@ -198,6 +198,7 @@ export function live({ sessions = "*", onEvent, onReady }) {
         onReady();
       } else if (frame.type === "error") {
         console.warn("tollgate socket error", frame.code, frame.message);
+        if (frame.code === "forbidden" || frame.code === "unauthorized") setConn("offline", "Not live: " + frame.message);
       } else if (frame.type !== "pong") {
         onEvent(frame);
       }
@@ -253,14 +254,19 @@ setInterval(() => {
 // ---------------------------------------------------------------- approval cards
 
 const ACTIONS = { accept: "Accepted", decline: "Declined", cancel: "Cancelled" };
-const REASONS = { answered: "answered", timeout: "timed out", cancelled: "cancelled", runner_gone: "runner went away" };
+const REASONS = {
+  answered: "answered by",
+  cancelled: "cancelled by",
+  timeout: "deadline passed, resolved by",
+  runner_gone: "its runner went away, resolved by",
+};
 
 /** "Accepted — answered by user_42, 2 minutes ago" as nodes, plus the submitted content. */
 function verdictNodes(v, note, schema) {
   const nodes = [
     h("strong", {}, ACTIONS[v.action] || v.action),
-    ` — ${REASONS[v.reason] || v.reason || "resolved"} by `,
-    h("span", { class: "who" }, v.resolved_by || "unknown"),
+    ` — ${REASONS[v.reason] || `${v.reason || "resolved"}, by`} `,
+    h("span", { class: "by" }, v.resolved_by || "unknown"),
   ];
   if (v.resolved_at) nodes.push(", ", timeEl(v.resolved_at));
   if (note) nodes.unshift(h("span", { class: "note" }, note));
