@@ -185,6 +185,8 @@ async function loadDetail(fresh) {
     d = await api(`/v1/sessions/${seg(id)}`);
   } catch (e) {
     if (seq !== detailSeq) return;
+    if (e.status === 404 && !sessions.get(id)?.updated_at) sessions.delete(id); // the list invents unknown ids
+    renderTree();
     const text = e.status === 404 ? "This session does not exist." : e.message;
     return $("pane").replaceChildren(h("p", { class: "error", role: "alert" }, text));
   }
