@@ -8,7 +8,7 @@ import * as fs from "node:fs";
 import { builtinModules } from "node:module";
 import * as os from "node:os";
 import * as path from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { functions as catalog } from "../../functions/catalog.js";
 import { type BundleSize, bundleSizes, markdownTable } from "../../infra/bundle-sizes.js";
 import { repoRoot } from "../../infra/stack.js";
@@ -52,6 +52,11 @@ describe.skipIf(entriesMissing.length > 0)("synth with bundling (local esbuild, 
     sizes = synthError ? [] : bundleSizes(outdir);
     if (process.env.TOLLGATE_PRINT_BUNDLE_SIZES) console.log(`synth ${seconds.toFixed(1)} s\n${markdownTable(sizes)}`);
   }, 240_000);
+
+  // The cloud assembly holds ~40 MB of bundles and source maps.
+  afterAll(() => {
+    if (outdir && !process.env.TOLLGATE_KEEP_CDK_OUT) fs.rmSync(outdir, { recursive: true, force: true });
+  });
 
   it("synthesises, bundling every function, with no cdk-nag finding", () => {
     expect(synthError).toBeUndefined();

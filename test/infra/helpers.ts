@@ -30,6 +30,12 @@ export function stubSourceRoot(): string {
   return dir;
 }
 
+/** Call from afterAll in each file that used stubSourceRoot(). */
+export function removeStubSourceRoot(): void {
+  if (stubRoot) fs.rmSync(stubRoot, { recursive: true, force: true });
+  stubRoot = undefined;
+}
+
 export interface Synth {
   app: App;
   stack: TollgateStack;

@@ -8,9 +8,9 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { Validations } from "aws-cdk-lib";
 import * as sqs from "aws-cdk-lib/aws-sqs";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { createTollgateApp } from "../../infra/tollgate-app.js";
-import { stubSourceRoot } from "./helpers.js";
+import { removeStubSourceRoot, stubSourceRoot } from "./helpers.js";
 
 interface Violation {
   ruleName: string;
@@ -35,6 +35,7 @@ function nagRun(
   }
   const reportFile = path.join(outdir, "validation-report.json");
   const report = fs.existsSync(reportFile) ? JSON.parse(fs.readFileSync(reportFile, "utf8")) : { pluginReports: [] };
+  fs.rmSync(outdir, { recursive: true, force: true });
   const violations: Violation[] = report.pluginReports.flatMap((p: { violations?: Violation[] }) => p.violations ?? []);
   return { app, stack, error, violations };
 }
@@ -45,6 +46,7 @@ const describeViolations = (vs: Violation[]) =>
 afterEach(() => {
   vi.restoreAllMocks();
 });
+afterAll(removeStubSourceRoot);
 
 describe("cdk-nag AwsSolutionsChecks", () => {
   it("finds nothing unacknowledged in the Tollgate app", () => {

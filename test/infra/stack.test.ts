@@ -4,7 +4,7 @@
  * say must be deployed, is, and nothing more is granted.
  */
 import { Match } from "aws-cdk-lib/assertions";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FunctionName, type FunctionSpec, functions as catalog, timerFunctions } from "../../functions/catalog.js";
 import { env } from "../../functions/shared/env.js";
 import { mainTable } from "../../functions/shared/tables.js";
@@ -14,6 +14,7 @@ import {
   asArray,
   type CfnTemplate,
   functionNames,
+  removeStubSourceRoot,
   logicalId,
   refsIn,
   type Statement,
@@ -26,6 +27,7 @@ let s: Synth;
 beforeAll(() => {
   s = synth();
 }, 60_000);
+afterAll(removeStubSourceRoot);
 
 const resourcesOfType = (json: CfnTemplate, type: string) =>
   Object.entries(json.Resources).filter(([, r]) => r.Type === type);
