@@ -1,7 +1,8 @@
 /**
  * DynamoDB Streams: badge pushes, inbox events, schedules, notices and the verdict safety net.
- * Records run in order; after a failure the rest of the batch is reported failed too, so the
- * retry resumes at the first failed record without reordering one item's changes.
+ * Records of one item run in stream order, one after another; different items run side by side.
+ * A failed record fails the later records of its item too, so a retry never reorders an item's
+ * changes (Lambda retries from the lowest failed sequence number; every reaction is idempotent).
  */
 import { BatchProcessor, EventType, processPartialResponse } from "@aws-lambda-powertools/batch";
 import { unmarshall } from "@aws-sdk/util-dynamodb";
@@ -10,18 +11,18 @@ import type { Context, DynamoDBRecord, DynamoDBStreamEvent } from "aws-lambda";
 import { domain } from "./shared/clients.js";
 
 const image = (raw: Record<string, unknown> | undefined) => (raw ? unmarshall(raw as Record<string, AttributeValue>) : undefined);
+const itemKey = (record: DynamoDBRecord) => JSON.stringify(record.dynamodb?.Keys ?? {});
 
 export const handler = async (event: DynamoDBStreamEvent, context: Context) => {
   const processor = new BatchProcessor(EventType.DynamoDBStreams);
-  let failed = false;
-  const react = async (record: DynamoDBRecord) => {
-    if (failed) throw new Error("an earlier record of this batch failed");
-    try {
-      await domain().react({ old: image(record.dynamodb?.OldImage), new: image(record.dynamodb?.NewImage) });
-    } catch (error) {
-      failed = true;
-      throw error;
-    }
+  const previous = new Map<string, Promise<void>>();
+  const react = (record: DynamoDBRecord) => {
+    const key = itemKey(record);
+    const run = (previous.get(key) ?? Promise.resolve()).then(() =>
+      domain().react({ old: image(record.dynamodb?.OldImage), new: image(record.dynamodb?.NewImage) }),
+    );
+    previous.set(key, run);
+    return run;
   };
-  return processPartialResponse(event, react, processor, { context, processInParallel: false });
+  return processPartialResponse(event, react, processor, { context, processInParallel: true });
 };

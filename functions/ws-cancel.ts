@@ -4,7 +4,7 @@ import { domain } from "./shared/clients.js";
 import { CancelFrame } from "./shared/schemas.js";
 import { wsHandler } from "./shared/ws.js";
 
-export const handler = wsHandler(CancelFrame, async ({ caller, connectionId, frame }) => {
-  const { item, frame: claimed } = await domain().elicitations.cancel(caller, frame.elicitation_id, { reply_to: connectionId });
+export const handler = wsHandler(CancelFrame, async ({ caller, connection, frame }) => {
+  const { item, frame: claimed } = await domain().elicitations.cancel(caller, frame.elicitation_id, { reply_to: connection.id });
   return claimed ?? (isResolved(item) ? verdictFrame(item) : undefined);
 });

@@ -3,7 +3,7 @@ import { domain } from "./shared/clients.js";
 import { ElicitFrame } from "./shared/schemas.js";
 import { wsHandler } from "./shared/ws.js";
 
-export const handler = wsHandler(ElicitFrame, async ({ caller, connectionId, frame }) => {
-  const { elicitation_id, deadline } = await domain().elicitations.raise(caller, frame, connectionId);
+export const handler = wsHandler(ElicitFrame, async ({ caller, connection, frame }) => {
+  const { elicitation_id, deadline } = await domain().elicitations.raise(caller, frame, connection);
   return { type: "elicitation.parked", elicitation_id, deadline };
 });

@@ -3,7 +3,7 @@ import { domain } from "./shared/clients.js";
 import { HelloFrame } from "./shared/schemas.js";
 import { wsHandler } from "./shared/ws.js";
 
-export const handler = wsHandler(HelloFrame, async ({ caller, connectionId, frame }) => {
-  await domain().runners.hello(caller, connectionId, frame);
+export const handler = wsHandler(HelloFrame, async ({ caller, connection, frame }) => {
+  await domain().runners.hello(caller, connection, frame);
   return undefined; // hello.ok is pushed first, so the verdicts and messages that follow come after it
 });

@@ -3,7 +3,7 @@ import { domain } from "./shared/clients.js";
 import { SubscribeFrame } from "./shared/schemas.js";
 import { wsHandler } from "./shared/ws.js";
 
-export const handler = wsHandler(SubscribeFrame, async ({ caller, connectionId, frame }) => {
-  await domain().subscriptions.subscribe(caller, connectionId, frame.sessions);
+export const handler = wsHandler(SubscribeFrame, async ({ caller, connection, frame }) => {
+  await domain().subscriptions.subscribe(caller, connection.id, frame.sessions);
   return { type: "subscribed" };
 });

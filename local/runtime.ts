@@ -31,6 +31,8 @@ export interface RuntimeOptions {
   noticeRetryMs?: number;
   streamPollMs?: number;
   streamBatchSize?: number;
+  /** Deliver every stream batch and fire every schedule twice, as AWS may (at least once). */
+  redeliver?: boolean;
   log?: (line: string) => void;
 }
 
@@ -79,7 +81,8 @@ export async function startRuntime(o: RuntimeOptions): Promise<Runtime> {
     const db = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
     const streamArn = await ensureTables(client, table);
     const stateTable = localStateTable(table);
-    const scheduler = createLocalScheduler(db, stateTable, log);
+    const copies = o.redeliver ? 2 : 1;
+    const scheduler = createLocalScheduler(db, stateTable, log, copies);
     const gateway = createGateway({ scheduler, log });
     const port = await gateway.listen(o.port ?? 4000);
     Object.assign(process.env, functionEnvironment(o, port, dynamoEndpoint, table));
@@ -93,6 +96,7 @@ export async function startRuntime(o: RuntimeOptions): Promise<Runtime> {
       pollMs: o.streamPollMs ?? 50,
       batchSize: o.streamBatchSize ?? 100,
       maxRetries: 5,
+      copies,
       failureLog: join(failureDir, "stream-failures.jsonl"),
       log,
     });

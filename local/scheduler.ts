@@ -32,7 +32,7 @@ function send(res: ServerResponse, status: number, body: object, errorType?: str
   res.end(JSON.stringify(errorType ? { __type: errorType, Message: (body as { Message?: string }).Message } : body));
 }
 
-export function createLocalScheduler(db: DynamoDBDocumentClient, stateTable: string, log: (line: string) => void) {
+export function createLocalScheduler(db: DynamoDBDocumentClient, stateTable: string, log: (line: string) => void, copies = 1) {
   const due = new Map<string, Schedule>();
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
@@ -50,7 +50,7 @@ export function createLocalScheduler(db: DynamoDBDocumentClient, stateTable: str
     const name = functionNameOf(schedule.target_arn);
     for (let attempt = 1; attempt <= RETRIES && name; attempt++) {
       try {
-        await invoke(name, JSON.parse(schedule.input));
+        await Promise.all(Array.from({ length: copies }, () => invoke(name, JSON.parse(schedule.input))));
         break;
       } catch (error) {
         log(`schedule ${schedule.name}: target failed (attempt ${attempt}): ${(error as Error).message}`);

@@ -20,6 +20,8 @@ export interface StreamPollerOptions {
   pollMs: number;
   batchSize: number;
   maxRetries: number;
+  /** How many times each batch is handed over (2 to rehearse duplicate delivery). */
+  copies: number;
   failureLog: string;
   log: (line: string) => void;
 }
@@ -67,7 +69,8 @@ export function createStreamPoller(o: StreamPollerOptions) {
     for (let attempt = 0; batch.length > 0; attempt++) {
       let failedFrom: string | undefined;
       try {
-        const result = await invoke<DynamoDBBatchResponse | undefined>("streams", { Records: batch.map(toLambdaRecord) });
+        let result: DynamoDBBatchResponse | undefined;
+        for (let copy = 0; copy < o.copies; copy++) result = await invoke<DynamoDBBatchResponse | undefined>("streams", { Records: batch.map(toLambdaRecord) });
         failedFrom = result?.batchItemFailures?.[0]?.itemIdentifier;
         if (!failedFrom) return;
       } catch (error) {

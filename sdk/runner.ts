@@ -54,6 +54,8 @@ interface Wait {
   frame: Record<string, unknown>;
   sessionId: string;
   parked: boolean;
+  /** Aborted: its cancel is sent again after a reconnect until the verdict comes. */
+  cancelling: boolean;
   resolve: (verdict: Verdict) => void;
   reject: (error: Error) => void;
 }
@@ -70,9 +72,15 @@ export class TollgateRunner {
   private connecting?: Promise<void>;
   private attempt = 0;
   private pinger?: NodeJS.Timeout;
+  private currentConnection?: string;
 
   constructor(private readonly options: RunnerOptions) {
     for (const s of options.sessions ?? []) this.sessions.set(s.session_id, s);
+  }
+
+  /** The id Tollgate gave the live connection (changes at every reconnect). */
+  get connectionId(): string | undefined {
+    return this.socket ? this.currentConnection : undefined;
   }
 
   /** Connect and say hello; resolves once Tollgate has bound the sessions. */
@@ -93,8 +101,12 @@ export class TollgateRunner {
     options.signal?.throwIfAborted();
     const id = options.elicitationId ?? `elicit_${randomUUID()}`;
     const frame = { action: "elicit", session_id: options.sessionId, elicitation_id: id, params: options.params, timeout_seconds: options.timeoutSeconds };
-    const verdict = new Promise<Verdict>((resolve, reject) => this.waits.set(id, { frame, sessionId: options.sessionId, parked: false, resolve, reject }));
-    const onAbort = () => void this.cancel(id).catch(() => undefined);
+    const verdict = new Promise<Verdict>((resolve, reject) => this.waits.set(id, { frame, sessionId: options.sessionId, parked: false, cancelling: false, resolve, reject }));
+    const onAbort = () => {
+      const wait = this.waits.get(id)!;
+      wait.cancelling = true;
+      if (wait.parked) this.sendCancel(id); // not parked yet: park() cancels once it is
+    };
     options.signal?.addEventListener("abort", onAbort, { once: true });
     try {
       await this.connect();
@@ -123,6 +135,11 @@ export class TollgateRunner {
     await this.request({ action: "cancel", elicitation_id: elicitationId }, "elicitation.verdict");
   }
 
+  /** An aborted wait's cancel; one lost with the connection goes again when the reconnect re-parks it. */
+  private sendCancel(id: string): void {
+    void this.cancel(id).catch(() => undefined);
+  }
+
   close(): void {
     this.closed = true;
     clearInterval(this.pinger);
@@ -136,9 +153,10 @@ export class TollgateRunner {
         const socket = await this.dial();
         this.attempt = 0;
         this.socket = socket;
-        await this.request({ action: "hello", sessions: [...this.sessions.values()], resume: [...this.waits.keys()] }, "hello.ok");
+        const ok = await this.request({ action: "hello", sessions: [...this.sessions.values()], resume: [...this.waits.keys()] }, "hello.ok");
+        if (ok.type === "hello.ok") this.currentConnection = ok.connection_id;
         this.startPinging();
-        for (const [id, wait] of this.waits) if (!wait.parked) void this.park(id).catch(wait.reject);
+        for (const [id, wait] of this.waits) if (!wait.parked) void this.park(id);
         return;
       } catch (error) {
         if (this.closed || (error instanceof TollgateError && error.code !== "connection_lost")) throw error;
@@ -184,6 +202,7 @@ export class TollgateRunner {
     try {
       await this.request(wait.frame, "elicitation.parked");
       wait.parked = true;
+      if (wait.cancelling) this.sendCancel(id);
     } catch (error) {
       if (error instanceof TollgateError && error.code === "connection_lost") return; // the reconnect parks it again
       wait.reject(error as Error);

@@ -15,7 +15,7 @@ import type { Context } from "./context.js";
 import { lostCondition } from "./db.js";
 import type { Delivery, VerdictFrame } from "./delivery.js";
 import { keys } from "./keys.js";
-import { isResolved, requestEvent, verdictFrame, type Caller, type ElicitationItem, type Reason, type Verdict } from "./items.js";
+import { isResolved, requestEvent, verdictFrame, type Caller, type Connection, type ElicitationItem, type Reason, type Verdict } from "./items.js";
 import type { Sessions } from "./sessions.js";
 
 export interface RaiseInput {
@@ -59,17 +59,17 @@ export function createElicitations(ctx: Context, sessions: Sessions, delivery: D
     return item;
   }
 
-  /** Bind a pending elicitation to a runner's connection; false when it is no longer pending. */
-  async function bind(item: ElicitationItem, connectionId: string): Promise<boolean> {
+  /** Bind a pending elicitation to a runner's connection; false when it is no longer pending or a newer connection holds it. */
+  async function bind(item: ElicitationItem, connection: Connection): Promise<boolean> {
     try {
       await db.send(
         new UpdateCommand({
           TableName: table,
           Key: keys.elicitation(item.tenant, item.elicitation_id),
-          UpdateExpression: "SET connection_id = :c",
-          ConditionExpression: "#s = :pending",
+          UpdateExpression: "SET connection_id = :c, bound_at = :at",
+          ConditionExpression: "#s = :pending AND (attribute_not_exists(bound_at) OR bound_at <= :at)",
           ExpressionAttributeNames: { "#s": "status" },
-          ExpressionAttributeValues: { ":c": connectionId, ":pending": "pending" },
+          ExpressionAttributeValues: { ":c": connection.id, ":at": connection.connectedAt, ":pending": "pending" },
         }),
       );
       return true;
@@ -83,15 +83,15 @@ export function createElicitations(ctx: Context, sessions: Sessions, delivery: D
    * A runner that (re)attaches to an elicitation: bind it if pending, or hand it the verdict now.
    * Returns the verdict frame when it goes out as a direct reply.
    */
-  async function attach(item: ElicitationItem, connectionId: string) {
-    if (item.status === "pending" && (await bind(item, connectionId))) return undefined;
+  async function attach(item: ElicitationItem, connection: Connection) {
+    if (item.status === "pending" && (await bind(item, connection))) return undefined;
     const current = item.status === "pending" ? await find(item.tenant, item.elicitation_id) : item;
-    if (current && isResolved(current)) return delivery.deliverVerdict(current, { connectionId, again: true });
+    if (current && isResolved(current)) return delivery.deliverVerdict(current, { connectionId: connection.id, again: true });
     return undefined;
   }
 
   /** The same id again: the same params answer the same; other params are a conflict. */
-  async function republish(caller: Caller, input: RaiseInput & { elicitation_id: string }, connectionId?: string) {
+  async function republish(caller: Caller, input: RaiseInput & { elicitation_id: string }, connection?: Connection) {
     const existing = await find(caller.tenant, input.elicitation_id);
     if (!existing) throw new ProtocolError("conflict", "elicitation id is being created concurrently");
     if (existing.session_id !== input.session_id || existing.params_hash !== hashOf(input.params)) {
@@ -99,7 +99,7 @@ export function createElicitations(ctx: Context, sessions: Sessions, delivery: D
     }
     requireOwner(caller, existing);
     if (existing.status === "pending" && existing.block_state === "released") await rearm(existing);
-    if (connectionId) await attach(existing, connectionId);
+    if (connection) await attach(existing, connection);
     return { created: false, elicitation_id: existing.elicitation_id, deadline: existing.deadline };
   }
 
@@ -121,7 +121,7 @@ export function createElicitations(ctx: Context, sessions: Sessions, delivery: D
     }
   }
 
-  async function raise(caller: Caller, input: RaiseInput, connectionId?: string) {
+  async function raise(caller: Caller, input: RaiseInput, connection?: Connection) {
     requireRole(caller, "raise");
     if (JSON.stringify(input.params).length > LIMITS.paramsBytes) throw new ProtocolError("payload_too_large", "params are larger than 24 KiB");
     const session = await sessions.find(caller.tenant, input.session_id);
@@ -143,7 +143,8 @@ export function createElicitations(ctx: Context, sessions: Sessions, delivery: D
       created_at: createdAt,
       deadline: new Date(now + timeout * 1000).toISOString(),
       status: "pending",
-      connection_id: connectionId,
+      connection_id: connection?.id,
+      bound_at: connection?.connectedAt,
       ...(session.parent_session_id ? { block_state: "armed" as const, block_round: 1 } : {}),
     };
     try {
@@ -175,7 +176,7 @@ export function createElicitations(ctx: Context, sessions: Sessions, delivery: D
       return { created: true, elicitation_id: elicitationId, deadline: item.deadline };
     } catch (error) {
       if (!lostCondition(error)) throw error;
-      return republish(caller, { ...input, elicitation_id: elicitationId }, connectionId);
+      return republish(caller, { ...input, elicitation_id: elicitationId }, connection);
     }
   }
 

@@ -17,6 +17,12 @@ export interface Verdict {
   resolved_at: string;
 }
 
+/** A runner's WebSocket connection as a frame arrives on it; `connectedAt` orders a runner's successive connections. */
+export interface Connection {
+  id: string;
+  connectedAt: number;
+}
+
 export interface SessionItem {
   pk: string;
   sk: "SESSION";
@@ -62,6 +68,8 @@ export interface ElicitationItem {
   deadline: string;
   status: "pending" | "resolved";
   connection_id?: string;
+  /** When the bound connection was opened: a frame from an older connection, processed late, cannot take the binding back. */
+  bound_at?: number;
   verdict?: Verdict;
   delivered_to?: string;
   block_state?: BlockState;

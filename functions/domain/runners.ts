@@ -5,7 +5,7 @@ import type { Context } from "./context.js";
 import type { Elicitations } from "./elicitations.js";
 import { TOLLGATE } from "./elicitations.js";
 import { keys } from "./keys.js";
-import type { Caller, ElicitationItem } from "./items.js";
+import type { Caller, Connection, ElicitationItem } from "./items.js";
 import type { Messages } from "./messages.js";
 import type { Sessions } from "./sessions.js";
 import type { SessionRegistration } from "../shared/schemas.js";
@@ -16,20 +16,20 @@ export function createRunners(ctx: Context, sessions: Sessions, connections: Con
      * Register and bind the sessions, then in this order: `hello.ok`, the verdicts of resumed
      * elicitations that resolved meanwhile, and the messages queued for these sessions.
      */
-    async hello(caller: Caller, connectionId: string, input: { sessions: SessionRegistration[]; resume?: string[]; ref?: unknown }) {
+    async hello(caller: Caller, connection: Connection, input: { sessions: SessionRegistration[]; resume?: string[]; ref?: unknown }) {
       requireRole(caller, "registerSession");
       const registered = [];
       for (const reg of input.sessions) registered.push(await sessions.register(caller, reg));
       await connections.bindSessions(
         caller,
-        connectionId,
+        connection.id,
         registered.map((s) => s.session_id),
       );
-      await ctx.push.send(connectionId, { type: "hello.ok", connection_id: connectionId, ...(input.ref !== undefined ? { ref: input.ref } : {}) });
+      await ctx.push.send(connection.id, { type: "hello.ok", connection_id: connection.id, ...(input.ref !== undefined ? { ref: input.ref } : {}) });
       for (const id of new Set(input.resume ?? [])) {
         const item = await elicitations.find(caller.tenant, id);
         if (!item || (caller.role === "runner" && item.owner_sub !== caller.sub)) continue;
-        await elicitations.attach(item, connectionId);
+        await elicitations.attach(item, connection);
       }
       for (const session of registered) await messages.flush(caller.tenant, session.session_id);
     },

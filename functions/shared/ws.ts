@@ -6,7 +6,7 @@
  */
 import type { APIGatewayProxyResultV2 } from "aws-lambda";
 import { z } from "zod";
-import type { Caller } from "../domain/items.js";
+import type { Caller, Connection } from "../domain/items.js";
 import { ProtocolError, errorBody } from "./errors.js";
 import { logger } from "./logger.js";
 import { parse, parseJsonObject } from "./parse.js";
@@ -17,12 +17,12 @@ const FRAME_BYTES = 128 * 1024;
 
 export interface WsEvent {
   body?: string | null;
-  requestContext: { connectionId: string; routeKey?: string; authorizer?: Record<string, unknown> | null };
+  requestContext: { connectionId: string; connectedAt?: number; routeKey?: string; authorizer?: Record<string, unknown> | null };
 }
 
 export interface WsRequest<F> {
   caller: Caller;
-  connectionId: string;
+  connection: Connection;
   frame: F;
 }
 
@@ -56,7 +56,8 @@ export function wsHandler<S extends z.ZodType>(schema: S, handle: (request: WsRe
       const raw = parseJsonObject(event.body, "frame");
       ref = refOf(raw);
       const caller = callerOf(event);
-      const frame = await handle({ caller, connectionId: event.requestContext.connectionId, frame: parse(schema, raw) });
+      const { connectionId, connectedAt } = event.requestContext;
+      const frame = await handle({ caller, connection: { id: connectionId, connectedAt: connectedAt ?? 0 }, frame: parse(schema, raw) });
       return frame ? reply(frame, ref) : { statusCode: 200 };
     } catch (error) {
       return errorFrame(error, ref);
