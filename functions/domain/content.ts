@@ -1,5 +1,5 @@
 /** Checks a verdict's `content` against the elicitation's `requestedSchema` (MCP form mode). */
-import { z } from "zod";
+import * as z from "zod";
 import { badRequest } from "../shared/errors.js";
 import type { RequestedSchema, SchemaProperty } from "../shared/schemas.js";
 

@@ -2,7 +2,7 @@
  * Zod schemas for every boundary of PROTOCOL.md. Types flow from these; nothing crosses into the
  * domain without passing one of them.
  */
-import { z } from "zod";
+import * as z from "zod";
 
 export const LIMITS = {
   idLength: 128,

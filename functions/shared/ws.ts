@@ -5,7 +5,7 @@
  * is an error frame; the connection stays open.
  */
 import type { APIGatewayProxyResultV2 } from "aws-lambda";
-import { z } from "zod";
+import * as z from "zod";
 import type { Caller, Connection } from "../domain/items.js";
 import { ProtocolError, errorBody } from "./errors.js";
 import { logger } from "./logger.js";

@@ -39,6 +39,16 @@ export async function startTollgate(options: Partial<RuntimeOptions> = {}): Prom
   const sockets: TestSocket[] = [];
   const dynamo = new DynamoDBClient({ endpoint: runtime.dynamoEndpoint, region: "us-east-1", credentials: { accessKeyId: "local", secretAccessKey: "local" } });
   const token = (role: Role, sub = `${role}-1`, tenant = "acme") => mintToken(SECRET, { sub, tenant, role });
+  async function scan() {
+    const items: Record<string, unknown>[] = [];
+    let start: any;
+    do {
+      const out = await dynamo.send(new ScanCommand({ TableName: runtime.table, ExclusiveStartKey: start, ConsistentRead: true }));
+      items.push(...(out.Items ?? []));
+      start = out.LastEvaluatedKey;
+    } while (start);
+    return items.sort((a: any, b: any) => `${a.pk.S}${a.sk.S}`.localeCompare(`${b.pk.S}${b.sk.S}`));
+  }
   return {
     runtime,
     token,
@@ -62,21 +72,12 @@ export async function startTollgate(options: Partial<RuntimeOptions> = {}): Prom
       await r.connect();
       return r;
     },
-    async scan() {
-      const items: Record<string, unknown>[] = [];
-      let start: any;
-      do {
-        const out = await dynamo.send(new ScanCommand({ TableName: runtime.table, ExclusiveStartKey: start, ConsistentRead: true }));
-        items.push(...(out.Items ?? []));
-        start = out.LastEvaluatedKey;
-      } while (start);
-      return items.sort((a: any, b: any) => `${a.pk.S}${a.sk.S}`.localeCompare(`${b.pk.S}${b.sk.S}`));
-    },
+    scan,
     async quietScan() {
-      let last = JSON.stringify(await this.scan());
+      let last = JSON.stringify(await scan());
       for (;;) {
         await sleep(200);
-        const now = await this.scan();
+        const now = await scan();
         if (JSON.stringify(now) === last) return now;
         last = JSON.stringify(now);
       }
