@@ -6,7 +6,7 @@ import { DeleteCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb"
 import type { Context } from "./context.js";
 import { lostCondition } from "./db.js";
 import { keys } from "./keys.js";
-import type { Caller, ConnectionItem, ElicitationItem } from "./items.js";
+import type { Caller, ConnectionItem, ElicitationItem, PendingRow } from "./items.js";
 
 /** API Gateway closes every WebSocket after two hours; stale items expire a little later. */
 const CONNECTION_TTL_SECONDS = 3 * 3600;
@@ -108,10 +108,10 @@ export function createConnections(ctx: Context) {
       if (!item?.gone_at) return [];
       const rows = await Promise.all(
         [...(item.sessions ?? [])].map((sessionId) =>
-          ops.queryPrefix<{ event: { elicitation_id: string } }>(keys.sessionPartition(tenant, sessionId), keys.prefix.pending),
+          ops.queryPrefix<PendingRow>(keys.sessionPartition(tenant, sessionId), keys.prefix.pending),
         ),
       );
-      const items = await Promise.all(rows.flat().map(({ event }) => ops.get<ElicitationItem>(keys.elicitation(tenant, event.elicitation_id))));
+      const items = await Promise.all(rows.flat().map((row) => ops.get<ElicitationItem>(keys.elicitation(tenant, row.elicitation_id))));
       return items.filter((e): e is ElicitationItem => e?.status === "pending" && e.connection_id === connectionId);
     },
   };

@@ -15,7 +15,8 @@ import type { Context } from "./context.js";
 import { lostCondition } from "./db.js";
 import type { Delivery, VerdictFrame } from "./delivery.js";
 import { keys } from "./keys.js";
-import { isResolved, requestEvent, verdictFrame, type Caller, type Connection, type ElicitationItem, type Reason, type Verdict } from "./items.js";
+import { isResolved, paramsOf, requestEvent, verdictFrame, type Caller, type Connection, type ElicitationItem, type Reason, type Verdict } from "./items.js";
+import type { RateLimiter } from "./rate-limit.js";
 import type { Sessions } from "./sessions.js";
 
 export interface RaiseInput {
@@ -45,7 +46,7 @@ export type Resolved = ElicitationItem & { verdict: Verdict };
 const REPLY_CLAIM = ", connection_id = :reply, delivered_to = :reply, delivered_at = :now";
 export const TOLLGATE = "tollgate";
 
-export function createElicitations(ctx: Context, sessions: Sessions, delivery: Delivery) {
+export function createElicitations(ctx: Context, sessions: Sessions, delivery: Delivery, limiter?: RateLimiter) {
   const { db, table, ops } = ctx;
 
   async function find(tenant: string, elicitationId: string): Promise<ElicitationItem | undefined> {
@@ -123,9 +124,10 @@ export function createElicitations(ctx: Context, sessions: Sessions, delivery: D
 
   async function raise(caller: Caller, input: RaiseInput, connection?: Connection) {
     requireRole(caller, "raise");
-    if (JSON.stringify(input.params).length > LIMITS.paramsBytes) throw new ProtocolError("payload_too_large", "params are larger than 24 KiB");
+    if (Buffer.byteLength(JSON.stringify(input.params)) > LIMITS.paramsBytes) throw new ProtocolError("payload_too_large", "params are larger than 24 KiB");
     const session = await sessions.find(caller.tenant, input.session_id);
     requireOwner(caller, session);
+    await limiter?.take(caller, "raise"); // after every check, before the first write
     const elicitationId = input.elicitation_id ?? `elicit_${randomUUID()}`;
     const now = ctx.now();
     const createdAt = new Date(now).toISOString();
@@ -138,7 +140,7 @@ export function createElicitations(ctx: Context, sessions: Sessions, delivery: D
       session_id: session.session_id,
       ancestors: session.ancestors,
       owner_sub: session.owner_sub,
-      params: input.params,
+      params_json: JSON.stringify(input.params),
       params_hash: hashOf(input.params),
       created_at: createdAt,
       deadline: new Date(now + timeout * 1000).toISOString(),
@@ -147,6 +149,7 @@ export function createElicitations(ctx: Context, sessions: Sessions, delivery: D
       bound_at: connection?.connectedAt,
       ...(session.parent_session_id ? { block_state: "armed" as const, block_round: 1 } : {}),
     };
+    const eventJson = JSON.stringify(requestEvent(item));
     try {
       await db.send(
         new TransactWriteCommand({
@@ -155,11 +158,11 @@ export function createElicitations(ctx: Context, sessions: Sessions, delivery: D
             {
               Put: {
                 TableName: table,
-                Item: { ...keys.pending(caller.tenant, session.session_id, createdAt, elicitationId), kind: "pending", event: requestEvent(item) },
+                Item: { ...keys.pending(caller.tenant, session.session_id, createdAt, elicitationId), kind: "pending", elicitation_id: elicitationId, event_json: eventJson },
               },
             },
             ...session.ancestors.map((ancestor) => ({
-              Put: { TableName: table, Item: { ...keys.descendant(caller.tenant, ancestor, createdAt, elicitationId), kind: "descendant", event: requestEvent(item) } },
+              Put: { TableName: table, Item: { ...keys.descendant(caller.tenant, ancestor, createdAt, elicitationId), kind: "descendant", elicitation_id: elicitationId, event_json: eventJson } },
             })),
             {
               Update: {
@@ -261,7 +264,8 @@ export function createElicitations(ctx: Context, sessions: Sessions, delivery: D
       const item = await find(caller.tenant, input.elicitation_id);
       if (!item || item.session_id !== sessionId) throw notFound("elicitation");
       if (input.content !== undefined && input.action !== "accept") throw badRequest("content comes only with accept");
-      if (item.status === "pending") checkContent(item.params.requestedSchema, input.content);
+      if (item.status === "pending") checkContent(paramsOf(item).requestedSchema, input.content);
+      await limiter?.take(caller, "verdict"); // after every check, before the first write
       const { item: standing } = await resolve({
         tenant: caller.tenant,
         elicitation_id: input.elicitation_id,

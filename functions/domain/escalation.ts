@@ -7,7 +7,7 @@ import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { Context } from "./context.js";
 import { lostCondition } from "./db.js";
 import { keys } from "./keys.js";
-import type { BlockState, ElicitationItem } from "./items.js";
+import { paramsOf, type BlockState, type ElicitationItem } from "./items.js";
 import type { Messages, Outgoing } from "./messages.js";
 import { blockNotice, resolutionNotice } from "./notices.js";
 import type { Sessions } from "./sessions.js";
@@ -91,7 +91,7 @@ export function createEscalation(ctx: Context, sessions: Sessions, messages: Mes
       if (!item || !parentId || (item.block_round ?? 1) !== round) return;
       const claimed = await move(item, "armed", "delivering", { pending: true });
       if (!claimed) return;
-      const notice: Outgoing = { kind: "notice", text: blockNotice(await childOf(item), item.params.message), notice_for: elicitationId };
+      const notice: Outgoing = { kind: "notice", text: blockNotice(await childOf(item), paramsOf(item).message), notice_for: elicitationId };
       const stillBlocked = async () => (await ops.get<ElicitationItem>(keys.elicitation(tenant, elicitationId)))?.status === "pending";
       const outcome = await deliver(tenant, parentId, notice, stillBlocked);
       if (outcome === "moot") {

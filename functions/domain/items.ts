@@ -62,7 +62,8 @@ export interface ElicitationItem {
   session_id: string;
   ancestors: string[];
   owner_sub: string;
-  params: ElicitationParams;
+  /** The params as the runner sent them: JSON text, since DynamoDB maps do not keep key order (form fields do). */
+  params_json: string;
   params_hash: string;
   created_at: string;
   deadline: string;
@@ -108,12 +109,25 @@ export interface MessageItem {
   created_at: string;
 }
 
+/** A pending elicitation's row under its session (`P#`) or under an ancestor (`D#`). */
+export interface PendingRow {
+  pk: string;
+  sk: string;
+  kind: "pending" | "descendant";
+  elicitation_id: string;
+  /** The request event as JSON text (key order kept). */
+  event_json: string;
+}
+
+export const paramsOf = (item: Pick<ElicitationItem, "params_json">): ElicitationParams => JSON.parse(item.params_json);
+export const eventOf = (row: PendingRow): RequestEvent => JSON.parse(row.event_json);
+
 export function requestEvent(item: ElicitationItem) {
   return {
     type: "response.elicitation_request" as const,
     elicitation_id: item.elicitation_id,
     session_id: item.session_id,
-    params: item.params,
+    params: paramsOf(item),
     created_at: item.created_at,
     deadline: item.deadline,
   };

@@ -5,7 +5,7 @@ import type { Context } from "./context.js";
 import type { Elicitations } from "./elicitations.js";
 import { TOLLGATE } from "./elicitations.js";
 import { keys } from "./keys.js";
-import type { Caller, Connection, ElicitationItem } from "./items.js";
+import type { Caller, Connection, ElicitationItem, PendingRow } from "./items.js";
 import type { Messages } from "./messages.js";
 import type { Sessions } from "./sessions.js";
 import type { SessionRegistration } from "../shared/schemas.js";
@@ -41,12 +41,12 @@ export function createRunners(ctx: Context, sessions: Sessions, connections: Con
       requireOwner(caller, session);
       const pk = keys.sessionPartition(caller.tenant, sessionId);
       const rows = [
-        ...(await ctx.ops.queryPrefix<{ event: { elicitation_id: string } }>(pk, keys.prefix.pending)),
-        ...(descendants ? await ctx.ops.queryPrefix<{ event: { elicitation_id: string } }>(pk, keys.prefix.descendant) : []),
+        ...(await ctx.ops.queryPrefix<PendingRow>(pk, keys.prefix.pending)),
+        ...(descendants ? await ctx.ops.queryPrefix<PendingRow>(pk, keys.prefix.descendant) : []),
       ];
       const results = await Promise.all(
-        rows.map(({ event }) =>
-          elicitations.resolve({ tenant: caller.tenant, elicitation_id: event.elicitation_id, action: "cancel", reason: "cancelled", resolved_by: caller.sub }),
+        rows.map((row) =>
+          elicitations.resolve({ tenant: caller.tenant, elicitation_id: row.elicitation_id, action: "cancel", reason: "cancelled", resolved_by: caller.sub }),
         ),
       );
       return { cancelled: results.filter((r) => r.won).length };

@@ -7,7 +7,7 @@ import { requireOwner, requireRole } from "./access.js";
 import type { Context } from "./context.js";
 import { lostCondition } from "./db.js";
 import { keys } from "./keys.js";
-import type { Caller, ElicitationItem, SessionItem } from "./items.js";
+import { eventOf, type Caller, type PendingRow, type SessionItem } from "./items.js";
 
 export interface SessionSummary {
   session_id: string;
@@ -157,13 +157,13 @@ export function createSessions(ctx: Context) {
       const pk = keys.sessionPartition(caller.tenant, sessionId);
       const [session, own, below] = await Promise.all([
         find(caller.tenant, sessionId),
-        ops.queryPrefix<{ event: unknown }>(pk, keys.prefix.pending),
-        ops.queryPrefix<{ event: unknown }>(pk, keys.prefix.descendant),
+        ops.queryPrefix<PendingRow>(pk, keys.prefix.pending),
+        ops.queryPrefix<PendingRow>(pk, keys.prefix.descendant),
       ]);
       return {
         ...summary(session),
-        pending_elicitations: own.map((row) => row.event),
-        descendant_pending_elicitations: below.map((row) => row.event),
+        pending_elicitations: own.map(eventOf),
+        descendant_pending_elicitations: below.map(eventOf),
       };
     },
 
@@ -172,12 +172,12 @@ export function createSessions(ctx: Context) {
       requireRole(caller, "peek");
       const session = await find(caller.tenant, sessionId);
       requireOwner(caller, session);
-      const rows = await ops.queryPrefix<{ event: { elicitation_id: string; params: ElicitationItem["params"] } }>(
+      const rows = await ops.queryPrefix<PendingRow>(
         keys.sessionPartition(caller.tenant, sessionId),
         keys.prefix.pending,
       );
       return {
-        items: rows.map(({ event }) => {
+        items: rows.map(eventOf).map((event) => {
           const fields = Object.keys(event.params.requestedSchema?.properties ?? {});
           return {
             type: "pending_elicitation" as const,
