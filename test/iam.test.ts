@@ -1,0 +1,111 @@
+/**
+ * Issue 6: every AWS call a handler makes is one its IAM policy allows. The handlers run for real
+ * across every route, the stream and the timers; each SDK call is attributed to the function that
+ * made it and checked against functions/catalog.ts, which is what infra/ builds each policy from
+ * (test/infra checks that side).
+ */
+import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { functions, type DynamoAction, type FunctionName } from "../functions/catalog.js";
+import { invocation } from "../local/lambda.js";
+import { sleep, startTollgate, type Harness } from "./support/tollgate.js";
+
+type Call = { fn: FunctionName; client: string; command: string; actions: string[] };
+const calls: Call[] = [];
+
+/** DynamoDB document-client commands, and the IAM actions each needs. */
+function dynamoActions(command: { constructor: { name: string }; input: any }): string[] {
+  const name = command.constructor.name;
+  if (name === "TransactWriteCommand") {
+    return command.input.TransactItems.map((item: object) => ({ Put: "PutItem", Update: "UpdateItem", Delete: "DeleteItem", ConditionCheck: "ConditionCheckItem" })[Object.keys(item)[0] as "Put"]);
+  }
+  const single: Record<string, string> = {
+    GetCommand: "GetItem",
+    PutCommand: "PutItem",
+    UpdateCommand: "UpdateItem",
+    DeleteCommand: "DeleteItem",
+    QueryCommand: "Query",
+    BatchGetCommand: "BatchGetItem",
+    ScanCommand: "Scan",
+    BatchWriteCommand: "BatchWriteItem",
+  };
+  return [single[name] ?? name];
+}
+
+// Observe (not replace) every SDK call: all clients share the base class's send.
+const base = Object.getPrototypeOf(DynamoDBClient.prototype) as { send: (...args: any[]) => Promise<unknown> };
+const send = base.send;
+base.send = function (this: { constructor: { name: string } }, command: any, ...rest: unknown[]) {
+  const fn = invocation.getStore()?.functionName;
+  if (fn) {
+    const client = this.constructor.name;
+    calls.push({ fn, client, command: command.constructor.name, actions: client.startsWith("DynamoDB") ? dynamoActions(command) : [command.constructor.name] });
+  }
+  return send.call(this, command, ...rest);
+};
+
+let t: Harness;
+beforeAll(async () => (t = await startTollgate({ reconnectGraceSeconds: 1, escalationGraceSeconds: 1 })));
+afterAll(async () => {
+  base.send = send;
+  await t?.stop();
+});
+
+/** Drive every function: each route, the stream and all three timers. */
+async function everything() {
+  const human = await t.token("human");
+  const runner = await t.token("runner");
+  const inbox = await t.socket(human);
+  await inbox.request({ action: "subscribe", sessions: "*" });
+  await inbox.request({ action: "launch" });
+  await inbox.request({ action: "ping" });
+  const parent = await t.socket(runner);
+  await parent.request({ action: "hello", sessions: [{ session_id: "iam_parent" }] });
+  const child = await t.socket(runner);
+  await child.request({ action: "hello", sessions: [{ session_id: "iam_child", parent_session_id: "iam_parent" }] });
+  await child.request({ action: "elicit", session_id: "iam_child", elicitation_id: "iam_escalates", params: { message: "escalate?" } });
+  await child.request({ action: "elicit", session_id: "iam_child", elicitation_id: "iam_cancelled", params: { message: "cancel?" } });
+  await child.request({ action: "cancel", elicitation_id: "iam_cancelled" });
+  await child.request({ action: "elicit", session_id: "iam_child", elicitation_id: "iam_times_out", params: { message: "deadline?" }, timeout_seconds: 1 });
+  await parent.next((f) => f.kind === "notice", 10_000);
+  await t.http(runner, "PUT", "/v1/sessions/iam_http", { title: "codex:iam" });
+  await t.http(runner, "POST", "/v1/sessions/iam_http/events", { type: "response.elicitation_request", elicitation_id: "iam_h1", params: { message: "h1?" } });
+  await t.http(runner, "POST", "/v1/sessions/iam_http/events", { type: "response.elicitation_request", elicitation_id: "iam_h2", params: { message: "h2?" } });
+  await t.http(runner, "POST", "/v1/sessions/iam_http/messages", { text: "held" });
+  await t.http(runner, "GET", "/v1/sessions/iam_http/peek");
+  await t.http(human, "GET", "/v1/sessions?limit=1");
+  await t.http(human, "GET", "/v1/sessions?ids=iam_http,iam_child");
+  await t.http(human, "GET", "/v1/sessions?pending=true");
+  await t.http(human, "GET", "/v1/sessions/iam_parent");
+  await t.http(human, "GET", "/v1/elicitations/iam_h1");
+  await t.http(human, "POST", "/v1/sessions/iam_http/events", { type: "approval", elicitation_id: "iam_h1", action: "accept" });
+  await t.http(runner, "POST", "/v1/sessions/iam_http/events", { type: "response.elicitation_resolved", elicitation_id: "iam_h2" });
+  await t.http(runner, "POST", "/v1/sessions/iam_parent/cancel", { descendants: true });
+  await t.http(undefined, "GET", "/healthz");
+  const gone = await t.socket(runner);
+  await gone.request({ action: "hello", sessions: [{ session_id: "iam_gone" }] });
+  await gone.request({ action: "elicit", session_id: "iam_gone", elicitation_id: "iam_gone_el", params: { message: "gone?" } });
+  gone.close();
+  await sleep(2_500); // deadline, runner-gone and escalation timers fire; the stream settles
+}
+
+it("calls only what the catalog (and so its IAM policy) allows, in every function", { timeout: 60_000 }, async () => {
+  await everything();
+  const used = new Map<FunctionName, Set<string>>();
+  for (const call of calls) {
+    const spec = functions[call.fn];
+    for (const action of call.actions) {
+      if (call.client.startsWith("DynamoDB")) expect(spec.table as readonly DynamoAction[], `${call.fn} calls dynamodb:${action}`).toContain(action);
+      else if (call.client === "SchedulerClient") expect("scheduler" in spec, `${call.fn} calls scheduler ${action}`).toBe(true);
+      else if (call.client === "ApiGatewayManagementApiClient") {
+        expect("connections" in spec, `${call.fn} posts to connections`).toBe(true);
+        expect(action).toBe("PostToConnectionCommand"); // the policy grants POST only
+      } else if (call.client === "SecretsManagerClient") expect("verifiesTokens" in spec).toBe(true);
+      else expect.fail(`${call.fn} uses an unexpected client ${call.client}`);
+      used.set(call.fn, (used.get(call.fn) ?? new Set()).add(`${call.client}:${action}`));
+    }
+  }
+  // Every function that has AWS actions in the catalog was exercised, so the check above means something.
+  const withAws = (Object.keys(functions) as FunctionName[]).filter((name) => functions[name].table.length > 0);
+  for (const name of withAws) expect(used.has(name), `${name} was not exercised`).toBe(true);
+});
