@@ -35,6 +35,8 @@ export interface FunctionSpec {
   scheduler?: true;
   /** Verifies bearer tokens (needs the JWT secret). */
   verifiesTokens?: true;
+  /** Counts raises or verdicts against the per-token rate limits (needs the limits). */
+  rateLimited?: true;
 }
 
 const READ = ["GetItem", "BatchGetItem", "Query"] as const;
@@ -50,7 +52,7 @@ export const functions = {
   wsDisconnect: { entry: "functions/ws-disconnect.ts", trigger: ws("$disconnect"), table: ALL, scheduler: true },
   wsDefault: { entry: "functions/ws-default.ts", trigger: ws("$default"), table: [] },
   wsHello: { entry: "functions/ws-hello.ts", trigger: ws("hello"), table: ALL, connections: true },
-  wsElicit: { entry: "functions/ws-elicit.ts", trigger: ws("elicit"), table: ALL, connections: true },
+  wsElicit: { entry: "functions/ws-elicit.ts", trigger: ws("elicit"), table: ALL, connections: true, rateLimited: true },
   wsCancel: { entry: "functions/ws-cancel.ts", trigger: ws("cancel"), table: ALL, connections: true },
   wsSubscribe: { entry: "functions/ws-subscribe.ts", trigger: ws("subscribe"), table: ["BatchGetItem", "PutItem", "UpdateItem"] },
   wsPing: { entry: "functions/ws-ping.ts", trigger: ws("ping"), table: [] },
@@ -60,7 +62,7 @@ export const functions = {
   httpListSessions: { entry: "functions/http-list-sessions.ts", trigger: http("GET", "/v1/sessions"), table: READ, verifiesTokens: true },
   httpGetSession: { entry: "functions/http-get-session.ts", trigger: http("GET", "/v1/sessions/{id}"), table: READ, verifiesTokens: true },
   httpPeekSession: { entry: "functions/http-peek-session.ts", trigger: http("GET", "/v1/sessions/{id}/peek"), table: READ, verifiesTokens: true },
-  httpPostEvent: { entry: "functions/http-post-event.ts", trigger: http("POST", "/v1/sessions/{id}/events"), table: ALL, connections: true, verifiesTokens: true },
+  httpPostEvent: { entry: "functions/http-post-event.ts", trigger: http("POST", "/v1/sessions/{id}/events"), table: ALL, connections: true, verifiesTokens: true, rateLimited: true },
   httpGetElicitation: { entry: "functions/http-get-elicitation.ts", trigger: http("GET", "/v1/elicitations/{id}"), table: READ, verifiesTokens: true },
   httpCancelSession: { entry: "functions/http-cancel-session.ts", trigger: http("POST", "/v1/sessions/{id}/cancel"), table: ALL, connections: true, verifiesTokens: true },
   httpPostMessage: { entry: "functions/http-post-message.ts", trigger: http("POST", "/v1/sessions/{id}/messages"), table: ALL, connections: true, verifiesTokens: true },

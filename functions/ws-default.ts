@@ -1,13 +1,12 @@
 /** `$default`: a frame that is not JSON or names no known action. */
 import { badRequest } from "./shared/errors.js";
 import { parseJsonObject } from "./shared/parse.js";
-import { errorFrame, type WsEvent } from "./shared/ws.js";
+import { errorFrame, refOf, type WsEvent } from "./shared/ws.js";
 
 export const handler = async (event: WsEvent) => {
   try {
     const frame = parseJsonObject(event.body, "frame");
-    const ref = typeof frame.ref === "string" || typeof frame.ref === "number" ? frame.ref : undefined;
-    return errorFrame(badRequest(typeof frame.action === "string" ? "unknown action" : "frame has no action"), ref);
+    return errorFrame(badRequest(typeof frame.action === "string" ? "unknown action" : "frame has no action"), refOf(frame));
   } catch (error) {
     return errorFrame(error);
   }

@@ -14,6 +14,8 @@ export interface TollgateConfig {
   reconnectGraceSeconds: number;
   /** Seconds a sub-agent's elicitation may stay pending before its parent is told. */
   escalationGraceSeconds: number;
+  /** Per token (tenant + sub) and minute, on the functions that raise or answer; 0 turns a limit off. */
+  rateLimits: { raisesPerMinute: number; verdictsPerMinute: number };
   httpThrottle: { rateLimit: number; burstLimit: number };
   wsThrottle: { rateLimit: number; burstLimit: number };
   /** CloudWatch Logs retention of every function and access log group, in days. */
@@ -40,6 +42,8 @@ export const contextKeys = {
   jwtSecretArn: "tollgate:jwtSecretArn",
   reconnectGraceSeconds: "tollgate:reconnectGraceSeconds",
   escalationGraceSeconds: "tollgate:escalationGraceSeconds",
+  rateLimitRaisesPerMinute: "tollgate:rateLimitRaisesPerMinute",
+  rateLimitVerdictsPerMinute: "tollgate:rateLimitVerdictsPerMinute",
   httpThrottleRate: "tollgate:httpThrottleRate",
   httpThrottleBurst: "tollgate:httpThrottleBurst",
   wsThrottleRate: "tollgate:wsThrottleRate",
@@ -55,6 +59,8 @@ export const defaults = {
   deletionProtection: true,
   reconnectGraceSeconds: 300,
   escalationGraceSeconds: 120,
+  rateLimitRaisesPerMinute: 600,
+  rateLimitVerdictsPerMinute: 600,
   httpThrottleRate: 50,
   httpThrottleBurst: 100,
   wsThrottleRate: 50,
@@ -123,6 +129,10 @@ export function readConfig(node: Node): TollgateConfig {
     jwtSecretArn,
     reconnectGraceSeconds: int(node, contextKeys.reconnectGraceSeconds, defaults.reconnectGraceSeconds, 1, 86_400),
     escalationGraceSeconds: int(node, contextKeys.escalationGraceSeconds, defaults.escalationGraceSeconds, 1, 86_400),
+    rateLimits: {
+      raisesPerMinute: int(node, contextKeys.rateLimitRaisesPerMinute, defaults.rateLimitRaisesPerMinute, 0, 1_000_000),
+      verdictsPerMinute: int(node, contextKeys.rateLimitVerdictsPerMinute, defaults.rateLimitVerdictsPerMinute, 0, 1_000_000),
+    },
     httpThrottle: {
       rateLimit: int(node, contextKeys.httpThrottleRate, defaults.httpThrottleRate, 1, 10_000),
       burstLimit: int(node, contextKeys.httpThrottleBurst, defaults.httpThrottleBurst, 1, 5_000),

@@ -242,7 +242,7 @@ export class TollgateStack extends Stack {
       this.webSocketStage.node.addDependency(account);
     }
 
-    // ---- Bindings: table, @connections, scheduler, JWT secret, graces --------------------
+    // ---- Bindings: table, @connections, scheduler, JWT secret, rate limits, graces -------
     const jwtSecretArn = this.jwtSecret.secretArn;
     for (const f of Object.values(fns)) {
       const spec = f.spec;
@@ -262,6 +262,7 @@ export class TollgateStack extends Stack {
         });
       }
       if (spec.verifiesTokens) f.bindJwtSecret(this.jwtSecret, jwtSecretArn);
+      if (spec.rateLimited) f.setRateLimits(cfg.rateLimits);
       if (spec.scheduler || spec.trigger.kind === "timer") {
         f.setGraces({
           reconnectGraceSeconds: cfg.reconnectGraceSeconds,

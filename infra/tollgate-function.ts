@@ -235,6 +235,12 @@ export class TollgateFunction extends Construct {
     );
   }
 
+  /** Per-token rate limits, on the functions that raise elicitations or give verdicts. */
+  setRateLimits(props: { raisesPerMinute: number; verdictsPerMinute: number }): void {
+    this.addEnv(env.rateLimitRaisesPerMinute, String(props.raisesPerMinute));
+    this.addEnv(env.rateLimitVerdictsPerMinute, String(props.verdictsPerMinute));
+  }
+
   /** Grace periods, on the functions that arm or fire timers. */
   setGraces(props: { reconnectGraceSeconds: number; escalationGraceSeconds: number }): void {
     this.addEnv(env.reconnectGraceSeconds, String(props.reconnectGraceSeconds));

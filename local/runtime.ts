@@ -29,6 +29,8 @@ export interface RuntimeOptions {
   reconnectGraceSeconds?: number;
   escalationGraceSeconds?: number;
   noticeRetryMs?: number;
+  /** Per-token limits (TOLLGATE_RATE_LIMIT_*_PER_MINUTE; 0 = none). Absent: the process environment or the defaults. */
+  rateLimits?: { raisesPerMinute?: number; verdictsPerMinute?: number };
   streamPollMs?: number;
   streamBatchSize?: number;
   /** Deliver every stream batch and fire every schedule twice, as AWS may (at least once). */
@@ -66,6 +68,8 @@ function functionEnvironment(o: RuntimeOptions, port: number, dynamoEndpoint: st
     [env.reconnectGraceSeconds]: String(o.reconnectGraceSeconds ?? 300),
     [env.escalationGraceSeconds]: String(o.escalationGraceSeconds ?? 120),
     [env.noticeRetryDelayMs]: String(o.noticeRetryMs ?? 500),
+    ...(o.rateLimits?.raisesPerMinute !== undefined ? { [env.rateLimitRaisesPerMinute]: String(o.rateLimits.raisesPerMinute) } : {}),
+    ...(o.rateLimits?.verdictsPerMinute !== undefined ? { [env.rateLimitVerdictsPerMinute]: String(o.rateLimits.verdictsPerMinute) } : {}),
     ...timers,
   };
 }

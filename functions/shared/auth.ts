@@ -31,11 +31,19 @@ export function signingKey(): Promise<Uint8Array> {
   return secret;
 }
 
+/** Longer than any token Tollgate's claims need: refused before any parsing. */
+const MAX_TOKEN_CHARS = 8_192;
+
+/**
+ * The claims of a valid token, or `unauthorized`. The algorithm is pinned to HS256: `alg: none`,
+ * another HMAC, or an asymmetric algorithm (key confusion) never verifies. `exp` is required and
+ * checked, `nbf` is checked when present, and `sub`, `tenant` and `role` must be there and valid.
+ */
 export async function verifyToken(token: string | undefined): Promise<Claims> {
-  if (!token) throw unauthorized();
+  if (!token || token.length > MAX_TOKEN_CHARS) throw unauthorized();
   const key = await signingKey();
   try {
-    const { payload } = await jwtVerify(token, key, { algorithms: ["HS256"], requiredClaims: ["exp", "sub"] });
+    const { payload } = await jwtVerify(token, key, { algorithms: ["HS256"], requiredClaims: ["exp", "sub", "tenant", "role"] });
     return Claims.parse(payload);
   } catch {
     throw unauthorized();

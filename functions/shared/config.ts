@@ -12,7 +12,17 @@ export interface Config {
   noticeRetryDelayMs: number;
   /** How long resolved elicitations stay readable before TTL removes them. */
   resolvedRetentionSeconds: number;
+  /** Per token (tenant + sub) and minute; 0 means no limit. */
+  rateLimits: RateLimits;
 }
+
+export interface RateLimits {
+  raisesPerMinute: number;
+  verdictsPerMinute: number;
+}
+
+/** Generous: an agent fleet behind one token, or a human clearing a queue, stays well below. */
+export const defaultRateLimits: RateLimits = { raisesPerMinute: 600, verdictsPerMinute: 600 };
 
 const number = (source: NodeJS.ProcessEnv, name: string, fallback: number): number => {
   const raw = source[name];
@@ -38,5 +48,9 @@ export function readConfig(source: NodeJS.ProcessEnv = process.env): Config {
     escalationGraceSeconds: number(source, env.escalationGraceSeconds, 120),
     noticeRetryDelayMs: number(source, env.noticeRetryDelayMs, 500),
     resolvedRetentionSeconds: number(source, env.resolvedRetentionSeconds, 7 * 86_400),
+    rateLimits: {
+      raisesPerMinute: number(source, env.rateLimitRaisesPerMinute, defaultRateLimits.raisesPerMinute),
+      verdictsPerMinute: number(source, env.rateLimitVerdictsPerMinute, defaultRateLimits.verdictsPerMinute),
+    },
   };
 }

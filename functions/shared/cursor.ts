@@ -14,7 +14,11 @@ export function decodeCursor(key: Uint8Array, tenant: string, cursor: string): s
   const [payload, signature, extra] = cursor.split(".");
   const expected = payload ? mac(key, tenant, payload) : "";
   const valid =
-    extra === undefined && signature !== undefined && signature.length === expected.length && timingSafeEqual(Buffer.from(signature), Buffer.from(expected));
+    !!payload &&
+    extra === undefined &&
+    signature !== undefined &&
+    Buffer.byteLength(signature) === expected.length &&
+    timingSafeEqual(Buffer.from(signature), Buffer.from(expected));
   if (!valid) throw badRequest("cursor is not valid");
   const after = (JSON.parse(Buffer.from(payload, "base64url").toString()) as { after?: unknown }).after;
   const parsed = Id.safeParse(after);

@@ -21,4 +21,8 @@ export const env = {
   escalationGraceSeconds: "TOLLGATE_ESCALATION_GRACE_SECONDS",
   noticeRetryDelayMs: "TOLLGATE_NOTICE_RETRY_MS",
   resolvedRetentionSeconds: "TOLLGATE_RESOLVED_RETENTION_SECONDS",
+  /** Elicitations one token (tenant + sub) may raise per minute; 0 turns the limit off. */
+  rateLimitRaisesPerMinute: "TOLLGATE_RATE_LIMIT_RAISES_PER_MINUTE",
+  /** Verdicts one token (tenant + sub) may give per minute; 0 turns the limit off. */
+  rateLimitVerdictsPerMinute: "TOLLGATE_RATE_LIMIT_VERDICTS_PER_MINUTE",
 } as const;

@@ -28,8 +28,27 @@ export const badRequest = (message: string) => new ProtocolError("bad_request", 
 export const notFound = (what: string) => new ProtocolError("not_found", `${what} not found`);
 export const forbidden = (message: string) => new ProtocolError("forbidden", message);
 
+export const rateLimited = (message: string, retryAfterSeconds: number) =>
+  new ProtocolError("rate_limited", message, { retry_after_seconds: retryAfterSeconds });
+
+/** Messages may quote the caller's own input (a zod issue names the key): never more than this. */
+const MESSAGE_CHARS = 300;
+
 /** The body of an error reply; never a stack trace or an internal name. */
 export function errorBody(error: unknown): { code: ErrorCode; message: string } & Record<string, unknown> {
-  if (error instanceof ProtocolError) return { code: error.code, message: error.message, ...error.details };
+  if (error instanceof ProtocolError) {
+    const message = error.message.length > MESSAGE_CHARS ? `${error.message.slice(0, MESSAGE_CHARS - 1)}…` : error.message;
+    return { ...error.details, code: error.code, message };
+  }
   return { code: "bad_request" as const, message: "request could not be processed" };
+}
+
+/**
+ * What the logs say of an unexpected failure: its name and the start of its message, never the
+ * request, a token or a stack. (A message might quote a value; the cut keeps a quote short.)
+ */
+export function failureSummary(error: unknown): { name: string; message: string } {
+  const e = error as { name?: unknown; message?: unknown } | undefined;
+  const message = typeof e?.message === "string" ? e.message.split("\n")[0].slice(0, 200) : "";
+  return { name: typeof e?.name === "string" ? e.name : typeof error, message };
 }

@@ -5,7 +5,7 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import type { Caller } from "../domain/items.js";
 import { bearerToken, verifyToken } from "./auth.js";
-import { ProtocolError, errorBody, errorStatus } from "./errors.js";
+import { ProtocolError, errorBody, errorStatus, failureSummary } from "./errors.js";
 import { logger } from "./logger.js";
 import { parseJsonObject } from "./parse.js";
 import { LIMITS } from "./schemas.js";
@@ -23,9 +23,9 @@ export interface HttpReply {
   body: unknown;
 }
 
-const json = (statusCode: number, body: unknown): APIGatewayProxyStructuredResultV2 => ({
+const json = (statusCode: number, body: unknown, headers: Record<string, string> = {}): APIGatewayProxyStructuredResultV2 => ({
   statusCode,
-  headers: { "content-type": "application/json" },
+  headers: { "content-type": "application/json", ...headers },
   body: JSON.stringify(body),
 });
 
@@ -37,8 +37,11 @@ function readBody(event: APIGatewayProxyEventV2): Record<string, unknown> {
 }
 
 export function errorReply(error: unknown): APIGatewayProxyStructuredResultV2 {
-  if (error instanceof ProtocolError) return json(errorStatus[error.code], { error: errorBody(error) });
-  logger.error("unexpected failure", { error: { name: (error as Error)?.name, message: (error as Error)?.message } });
+  if (error instanceof ProtocolError) {
+    const retryAfter = error.details.retry_after_seconds;
+    return json(errorStatus[error.code], { error: errorBody(error) }, typeof retryAfter === "number" ? { "retry-after": String(retryAfter) } : {});
+  }
+  logger.error("unexpected failure", { error: failureSummary(error) });
   return json(500, { error: { code: "internal_error", message: "internal error" } });
 }
 

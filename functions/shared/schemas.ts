@@ -18,6 +18,30 @@ export const LIMITS = {
   idsPerLookup: 100,
 } as const;
 
+/**
+ * A number DynamoDB stores as it was given: finite, inside the safe integer range, and zero or at
+ * least 1e-130 in magnitude (DynamoDB refuses smaller ones; the SDK refuses unsafe integers).
+ */
+export const isStorableNumber = (n: number): boolean =>
+  Number.isFinite(n) && Math.abs(n) <= Number.MAX_SAFE_INTEGER && (n === 0 || Math.abs(n) >= 1e-130);
+const StorableNumber = z.number().refine(isStorableNumber, "must be within ±9007199254740991, and 0 or at least 1e-130 in magnitude");
+
+/** Why a JSON value could not be stored as a DynamoDB map (an empty key, an unstorable number), or undefined. */
+export function unstorable(root: unknown): string | undefined {
+  const stack: [unknown, string][] = [[root, ""]];
+  while (stack.length > 0) {
+    const [value, path] = stack.pop()!;
+    const at = path ? ` at ${path}` : "";
+    if (typeof value === "number" && !isStorableNumber(value)) return `number out of range${at}`;
+    if (!value || typeof value !== "object") continue;
+    for (const [key, child] of Object.entries(value)) {
+      if (!Array.isArray(value) && key === "") return `empty key${at}`;
+      stack.push([child, path ? `${path}.${key}` : key]);
+    }
+  }
+  return undefined;
+}
+
 export const Id = z.string().regex(/^[A-Za-z0-9_.:-]{1,128}$/, "must be 1 to 128 characters of A-Z a-z 0-9 _ . : -");
 const Text = (max: number) => z.string().max(max);
 const Ref = z.union([z.string().max(128), z.number()]).optional();
@@ -36,9 +60,9 @@ const StringProperty = z.strictObject({
 const NumberProperty = z.strictObject({
   type: z.enum(["number", "integer"]),
   ...Described,
-  minimum: z.number().optional(),
-  maximum: z.number().optional(),
-  default: z.number().optional(),
+  minimum: StorableNumber.optional(),
+  maximum: StorableNumber.optional(),
+  default: StorableNumber.optional(),
 });
 const BooleanProperty = z.strictObject({ type: z.literal("boolean"), ...Described, default: z.boolean().optional() });
 export const SchemaProperty = z.discriminatedUnion("type", [StringProperty, NumberProperty, BooleanProperty]);
@@ -63,7 +87,11 @@ export type ElicitationParams = z.infer<typeof ElicitationParams>;
 export const TimeoutSeconds = z.number().int().min(LIMITS.timeoutSeconds.min).max(LIMITS.timeoutSeconds.max);
 export const VerdictAction = z.enum(["accept", "decline", "cancel"]);
 export type VerdictAction = z.infer<typeof VerdictAction>;
-export const Content = z.record(z.string(), z.unknown());
+/** A verdict's form answers: any JSON object that DynamoDB can store as it is. */
+export const Content = z.record(z.string(), z.unknown()).superRefine((value, ctx) => {
+  const problem = unstorable(value);
+  if (problem) ctx.addIssue({ code: "custom", message: problem });
+});
 
 export const SessionRegistration = z.strictObject({
   session_id: Id,

@@ -7,7 +7,7 @@
 import type { APIGatewayProxyResultV2 } from "aws-lambda";
 import * as z from "zod";
 import type { Caller, Connection } from "../domain/items.js";
-import { ProtocolError, errorBody } from "./errors.js";
+import { ProtocolError, errorBody, failureSummary } from "./errors.js";
 import { logger } from "./logger.js";
 import { parse, parseJsonObject } from "./parse.js";
 import { Id, Role } from "./schemas.js";
@@ -37,13 +37,13 @@ export function callerOf(event: WsEvent): Caller {
 const reply = (frame: object, ref: unknown) => ({ statusCode: 200, body: JSON.stringify(ref === undefined ? frame : { ...frame, ref }) });
 
 export function errorFrame(error: unknown, ref?: unknown): APIGatewayProxyResultV2 {
-  if (!(error instanceof ProtocolError)) logger.error("unexpected failure", { error: { name: (error as Error)?.name, message: (error as Error)?.message } });
+  if (!(error instanceof ProtocolError)) logger.error("unexpected failure", { error: failureSummary(error) });
   const body = error instanceof ProtocolError ? errorBody(error) : { code: "internal_error", message: "internal error" };
   return reply({ type: "error", ...body }, ref);
 }
 
 /** A `ref` is echoed only when it is a short string or a number. */
-function refOf(raw: Record<string, unknown>): unknown {
+export function refOf(raw: Record<string, unknown>): unknown {
   const ref = raw.ref;
   return (typeof ref === "string" && ref.length <= 128) || typeof ref === "number" ? ref : undefined;
 }
