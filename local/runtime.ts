@@ -113,9 +113,10 @@ export async function startRuntime(o: RuntimeOptions): Promise<Runtime> {
       dynamoEndpoint,
       table,
       async stop() {
-        await gateway.close();
+        // The stream and the schedules stop first (they resume from DynamoDB Local next time), then the clients go.
         scheduler.stop();
         await poller.stop();
+        await gateway.close();
         client.destroy();
         await dynamo?.stop();
       },

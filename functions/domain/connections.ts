@@ -73,32 +73,33 @@ export function createConnections(ctx: Context) {
     },
 
     /**
-     * `$disconnect`, or a push that met 410 Gone: once per connection, unbind its sessions and
-     * start the reconnect grace, after which what it left pending resolves `runner_gone`.
+     * `$disconnect`, or a push that met 410 Gone: mark the connection gone, once. The streams
+     * handler does the rest (`afterGone`), so only it needs to touch schedules.
      */
     async gone(tenant: string, connectionId: string): Promise<void> {
-      let item: ConnectionItem;
       try {
-        const out = await db.send(
+        await db.send(
           new UpdateCommand({
             TableName: table,
             Key: keys.connection(tenant, connectionId),
             UpdateExpression: "SET gone_at = :now",
             ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(gone_at)",
             ExpressionAttributeValues: { ":now": ctx.iso() },
-            ReturnValues: "ALL_NEW",
           }),
         );
-        item = out.Attributes as ConnectionItem;
       } catch (error) {
-        if (lostCondition(error)) return;
-        throw error;
+        if (!lostCondition(error)) throw error;
       }
+    },
+
+    /** Unsubscribe, unbind its sessions, and start the reconnect grace, after which what it left pending resolves `runner_gone`. */
+    async afterGone(item: ConnectionItem): Promise<void> {
+      const { tenant, connection_id: connectionId } = item;
       await db.send(new DeleteCommand({ TableName: table, Key: keys.subscriber(tenant, connectionId) }));
       const sessions = [...(item.sessions ?? [])];
       await Promise.all(sessions.map((sessionId) => unbindSession(tenant, sessionId, connectionId)));
       if (sessions.length === 0) return;
-      const at = new Date(ctx.now() + ctx.config.reconnectGraceSeconds * 1000);
+      const at = new Date(Date.parse(item.gone_at!) + ctx.config.reconnectGraceSeconds * 1000);
       await ctx.timers.schedule("runnerGone", `${tenant}-${connectionId}`, at, { tenant, connection_id: connectionId });
     },
 

@@ -10,7 +10,8 @@ import type { Delivery } from "./delivery.js";
 import type { Elicitations } from "./elicitations.js";
 import { escalationKey, type Escalation } from "./escalation.js";
 import { keys } from "./keys.js";
-import { badgeEvent, isResolved, requestEvent, resolvedEvent, type ElicitationItem, type SessionItem } from "./items.js";
+import { badgeEvent, isResolved, requestEvent, resolvedEvent, type ConnectionItem, type ElicitationItem, type SessionItem } from "./items.js";
+import type { Connections } from "./connections.js";
 import type { Messages } from "./messages.js";
 import type { Subscriptions } from "./subscriptions.js";
 
@@ -21,9 +22,9 @@ export interface Change {
 
 export function createReactions(
   ctx: Context,
-  parts: { elicitations: Elicitations; delivery: Delivery; escalation: Escalation; messages: Messages; subscriptions: Subscriptions },
+  parts: { elicitations: Elicitations; delivery: Delivery; escalation: Escalation; messages: Messages; subscriptions: Subscriptions; connections: Connections },
 ) {
-  const { elicitations, delivery, escalation, messages, subscriptions } = parts;
+  const { elicitations, delivery, escalation, messages, subscriptions, connections } = parts;
   const audience = (item: { session_id: string; ancestors?: string[] }) => [item.session_id, ...(item.ancestors ?? [])];
 
   async function scheduleDeadline(item: ElicitationItem) {
@@ -90,5 +91,6 @@ export function createReactions(
     if (!after) return;
     if (after.kind === "elicitation") return elicitationChanged(change.old as ElicitationItem | undefined, after as unknown as ElicitationItem);
     if (after.kind === "session") return sessionChanged(change.old as SessionItem | undefined, after as unknown as SessionItem);
+    if (after.kind === "connection" && after.gone_at && !change.old?.gone_at) return connections.afterGone(after as unknown as ConnectionItem);
   };
 }
