@@ -1,5 +1,5 @@
 /** The frames Tollgate sends a runner (PROTOCOL.md "WebSocket API"), validated as they arrive. */
-import { z } from "zod";
+import * as z from "zod";
 
 const Ref = z.union([z.string(), z.number()]).optional();
 
