@@ -65,7 +65,7 @@ function flatHeaders(req: IncomingMessage): Record<string, string> {
 
 function queryOf(url: URL): Record<string, string> | undefined {
   if ([...url.searchParams.keys()].length === 0) return undefined;
-  const query: Record<string, string> = {};
+  const query: Record<string, string> = Object.create(null); // a `__proto__` parameter stays a key, as in the JSON API Gateway sends
   for (const [k, v] of url.searchParams) query[k] = k in query ? `${query[k]},${v}` : v;
   return query;
 }

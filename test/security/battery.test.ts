@@ -1,0 +1,390 @@
+/**
+ * Issue 7: a property-based battery of malformed requests. Well over 1,000 generated HTTP bodies,
+ * query strings, path ids and WebSocket frames (wrong types, missing and unknown fields, huge
+ * strings, deep nesting, unicode and lone surrogates in ids, `__proto__` and other prototype keys,
+ * numbers DynamoDB cannot store), every one invalid by construction: each must be answered with a
+ * PROTOCOL.md error code (never a 500, never an internal detail), the runtime must stay up, every
+ * socket open, and the table exactly as it was.
+ */
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTollgate, type Harness, type TestSocket } from "../support/tollgate.js";
+import {
+  badAction,
+  badContent,
+  badFormContent,
+  badId,
+  badIdString,
+  badParams,
+  badText,
+  badTimeout,
+  deepText,
+  exchange,
+  mutatedBody,
+  notAnErrorFrame,
+  notAnObjectText,
+  notAProtocolError,
+  notArray,
+  notBoolean,
+  notString,
+  rawHttp,
+  withKey,
+  type FieldSpec,
+} from "./support.js";
+
+const SEED = process.env.FC_SEED ? Number(process.env.FC_SEED) : undefined;
+const BATCH = 10;
+
+let t: Harness;
+let runner: string;
+let human: string;
+let service: string;
+let runnerSockets: TestSocket[];
+let humanSockets: TestSocket[];
+let inbox: TestSocket;
+let before: Record<string, unknown>[];
+let sent = 0;
+
+const form = {
+  type: "object",
+  properties: { answer: { type: "string", enum: ["yes", "no"] }, count: { type: "integer", minimum: 0, maximum: 10 } },
+  required: ["answer"],
+};
+
+beforeAll(async () => {
+  t = await startTollgate();
+  runner = await t.token("runner", "fuzz-runner");
+  human = await t.token("human", "fuzz-human");
+  service = await t.token("service", "fuzz-service");
+  // A small world to aim at: a parent and a child session, a pending elicitation with a strict form.
+  const main = await t.socket(runner);
+  const hello = await main.request({ action: "hello", sessions: [{ session_id: "conv_fuzz", title: "fuzz:root" }, { session_id: "conv_fuzz_child", parent_session_id: "conv_fuzz" }] });
+  expect(hello.type).toBe("hello.ok");
+  const parked = await main.request({ action: "elicit", session_id: "conv_fuzz_child", elicitation_id: "el_fuzz", params: { message: "Pick one", requestedSchema: form } });
+  expect(parked.type).toBe("elicitation.parked");
+  const free = await main.request({ action: "elicit", session_id: "conv_fuzz", elicitation_id: "el_free", params: { message: "Anything to add?" } });
+  expect(free.type).toBe("elicitation.parked");
+  runnerSockets = [main, ...(await Promise.all([1, 2, 3].map(() => t.socket(runner))))];
+  humanSockets = await Promise.all([1, 2].map(() => t.socket(human)));
+  inbox = await t.socket(human);
+  expect((await inbox.request({ action: "subscribe", sessions: "*" })).type).toBe("subscribed");
+  before = await t.quietScan();
+  inbox.frames.length = 0;
+});
+afterAll(() => t?.stop());
+
+// ---- HTTP ------------------------------------------------------------------------------------
+
+interface HttpCase {
+  token: string;
+  method: string;
+  path: string;
+  body?: { raw: string } | { json: unknown };
+}
+
+async function refusedAll(cases: HttpCase[]): Promise<void> {
+  const replies = await Promise.all(cases.map((c) => rawHttp(t, c.token, c.method, c.path, c.body)));
+  sent += cases.length;
+  replies.forEach((reply, i) => {
+    const problem = notAProtocolError(reply);
+    const c = cases[i];
+    const shown = c.body ? ("raw" in c.body ? c.body.raw : JSON.stringify(c.body.json)) : "";
+    expect(problem, `${c.method} ${c.path.slice(0, 120)} ${shown.slice(0, 300)}`).toBeUndefined();
+  });
+}
+
+const badType = fc.oneof(notString, fc.constantFrom("", "Approval", "approval ", "response.elicitation_request\u0000", "response.elicitation", "event", "__proto__"));
+
+const bodyRoutes: { name: string; method: string; path: string; token: () => string; template: Record<string, unknown>; fields: Record<string, FieldSpec> }[] = [
+  {
+    name: "PUT /v1/sessions/{id}",
+    method: "PUT",
+    path: "/v1/sessions/conv_fuzz_child",
+    token: () => runner,
+    template: { parent_session_id: "conv_fuzz", title: "fuzz:child" },
+    fields: { parent_session_id: { required: false, bad: badId }, title: { required: false, bad: badText(256) } },
+  },
+  {
+    name: "POST events (raise)",
+    method: "POST",
+    path: "/v1/sessions/conv_fuzz/events",
+    token: () => runner,
+    template: { type: "response.elicitation_request", elicitation_id: "el_fuzz_new", params: { message: "May I?" }, timeout_seconds: 60 },
+    fields: { type: { required: true, bad: badType }, elicitation_id: { required: false, bad: badId }, params: { required: true, bad: badParams }, timeout_seconds: { required: false, bad: badTimeout } },
+  },
+  {
+    name: "POST events (approval)",
+    method: "POST",
+    path: "/v1/sessions/conv_fuzz_child/events",
+    token: () => human,
+    template: { type: "approval", elicitation_id: "el_fuzz", action: "accept", content: { answer: "yes" } },
+    fields: { type: { required: true, bad: badType }, elicitation_id: { required: true, bad: badId }, action: { required: true, bad: badAction }, content: { required: false, bad: badFormContent } },
+  },
+  {
+    name: "POST events (approval, no form)",
+    method: "POST",
+    path: "/v1/sessions/conv_fuzz/events",
+    token: () => service,
+    template: { type: "approval", elicitation_id: "el_free", action: "accept", content: { note: "free text" } },
+    fields: { type: { required: true, bad: badType }, elicitation_id: { required: true, bad: badId }, action: { required: true, bad: badAction }, content: { required: false, bad: badContent } },
+  },
+  {
+    name: "POST events (runner gave up)",
+    method: "POST",
+    path: "/v1/sessions/conv_fuzz_child/events",
+    token: () => runner,
+    template: { type: "response.elicitation_resolved", elicitation_id: "el_fuzz" },
+    fields: { type: { required: true, bad: badType }, elicitation_id: { required: true, bad: badId } },
+  },
+  {
+    name: "POST cancel",
+    method: "POST",
+    path: "/v1/sessions/conv_fuzz/cancel",
+    token: () => service,
+    template: { descendants: true },
+    fields: { descendants: { required: false, bad: notBoolean } },
+  },
+  {
+    name: "POST messages",
+    method: "POST",
+    path: "/v1/sessions/conv_fuzz/messages",
+    token: () => runner,
+    template: { text: "hello there", from_session_id: "conv_fuzz_child" },
+    fields: { text: { required: true, bad: badText(16_000, false) }, from_session_id: { required: false, bad: badId } },
+  },
+];
+
+/** Percent-encode every UTF-16 unit, lone surrogates too (as bytes no decoder accepts). */
+function encodePath(id: string): string {
+  let out = "";
+  for (const ch of id) {
+    const code = ch.codePointAt(0)!;
+    out += code >= 0xd800 && code <= 0xdfff ? "%ED%A0%80" : encodeURIComponent(ch);
+  }
+  return out;
+}
+
+describe("HTTP", () => {
+  for (const route of bodyRoutes) {
+    it(`${route.name}: every malformed body is refused with a PROTOCOL code`, async () => {
+      const body = fc.oneof(
+        { weight: 4, arbitrary: mutatedBody(route.template, route.fields).map((json) => ({ json }) as const) },
+        { weight: 1, arbitrary: notAnObjectText(64 * 1024).map((raw) => ({ raw }) as const) },
+        { weight: 1, arbitrary: deepText.map((deep) => ({ raw: JSON.stringify(route.template).replace(/}$/, `,"nested":${deep}}`) }) as const) },
+      );
+      await fc.assert(
+        fc.asyncProperty(fc.array(body, { minLength: BATCH, maxLength: BATCH }), (bodies) =>
+          refusedAll(bodies.map((b) => ({ token: route.token(), method: route.method, path: route.path, body: b }))),
+        ),
+        { numRuns: 12, seed: SEED },
+      );
+    });
+  }
+
+  it("every malformed path id is refused on every route that takes one", async () => {
+    // Invalid ids everywhere; valid but unknown ids (guessing) on every route that cannot create.
+    const guessed = fc.stringMatching(/^[A-Za-z0-9_.:-]{1,128}$/).filter((id) => !id.startsWith("conv_fuzz") && id !== "el_fuzz");
+    const calls = fc.oneof(
+      badIdString.map((id) => ({ id, creates: true })),
+      guessed.map((id) => ({ id, creates: false })),
+    );
+    const templates = Object.fromEntries(bodyRoutes.map((r) => [r.name, r]));
+    const routeFor = (id: string, creates: boolean) => {
+      const p = encodePath(id);
+      const all: HttpCase[] = [
+        { token: human, method: "GET", path: `/v1/sessions/${p}` },
+        { token: human, method: "GET", path: `/v1/sessions/${p}/peek` },
+        { token: human, method: "GET", path: `/v1/elicitations/${p}` },
+        { token: runner, method: "POST", path: `/v1/sessions/${p}/events`, body: { json: templates["POST events (raise)"].template } },
+        { token: human, method: "POST", path: `/v1/sessions/${p}/events`, body: { json: templates["POST events (approval)"].template } },
+        { token: runner, method: "POST", path: `/v1/sessions/${p}/events`, body: { json: templates["POST events (runner gave up)"].template } },
+        { token: service, method: "POST", path: `/v1/sessions/${p}/cancel`, body: { json: { descendants: true } } },
+        { token: runner, method: "POST", path: `/v1/sessions/${p}/messages`, body: { json: { text: "hi" } } },
+      ];
+      return creates ? [...all, { token: runner, method: "PUT", path: `/v1/sessions/${p}`, body: { json: { title: "x" } } }] : all;
+    };
+    await fc.assert(
+      fc.asyncProperty(fc.array(calls, { minLength: 2, maxLength: 2 }), (picked) => refusedAll(picked.flatMap(({ id, creates }) => routeFor(id, creates)))),
+      { numRuns: 10, seed: SEED },
+    );
+  });
+
+  it("every malformed query string of GET /v1/sessions is refused", async () => {
+    const badLimit = fc.oneof(
+      fc.constantFrom("0", "201", "-1", "1.5", "abc", "", "NaN", "Infinity", "1e400", "٣", "1,2", "true"),
+      fc.integer({ min: 201 }).map(String),
+      fc.integer({ max: 0 }).map(String),
+    );
+    const badIds = fc.oneof(
+      // `ids` is split on commas and empty entries are skipped: at least one entry must stay invalid.
+      fc
+        .tuple(fc.array(fc.constantFrom("conv_fuzz", "conv_x"), { maxLength: 3 }), badIdString.filter((bad) => bad.split(",").some((part) => part !== "" && !/^[A-Za-z0-9_.:-]{1,128}$/.test(part))))
+        .map(([ok, bad]) => [...ok, bad].join(",")),
+      fc.integer({ min: 101, max: 130 }).map((n) => Array.from({ length: n }, (_, i) => `s${i}`).join(",")),
+      fc.constantFrom(",", ",,,", ""),
+    );
+    const badCursor = fc.oneof(
+      fc.string({ unit: "grapheme", minLength: 1, maxLength: 80 }),
+      fc.constantFrom(".", "..", "a.b", "a.b.c", "eyJhZnRlciI6ImNvbnZfZnV6eiJ9.", `eyJhZnRlciI6ImNvbnZfZnV6eiJ9.${"é".repeat(43)}`, `eyJhZnRlciI6ImNvbnZfZnV6eiJ9.${"A".repeat(43)}`),
+      fc.integer({ min: 2_049, max: 3_000 }).map((n) => "c".repeat(n)),
+    );
+    const unknownKey = fc.oneof(fc.constantFrom("__proto__", "constructor", "prototype", "token", "Limit", "page", "hasOwnProperty"), fc.string({ minLength: 1, maxLength: 8 }).map((k) => `x${k}`));
+    const badPart = fc.oneof(
+      badLimit.map((v) => ["limit", v] as const),
+      badIds.map((v) => ["ids", v] as const),
+      badCursor.map((v) => ["cursor", v] as const),
+      fc.oneof(fc.string({ maxLength: 10 }).filter((v) => v !== "true" && v !== "false"), fc.constantFrom("TRUE", "1", "yes")).map((v) => ["pending", v] as const),
+      fc.tuple(unknownKey, fc.string({ maxLength: 10 })),
+    );
+    const query = fc.array(badPart, { minLength: 1, maxLength: 3 }).map((parts) => parts.map(([k, v]) => `${encodeURIComponent(k)}=${encodePath(v)}`).join("&"));
+    await fc.assert(
+      fc.asyncProperty(fc.array(query, { minLength: BATCH, maxLength: BATCH }), (queries) =>
+        refusedAll(queries.map((q, i) => ({ token: i % 2 ? human : service, method: "GET", path: `/v1/sessions?${q}` }))),
+      ),
+      { numRuns: 10, seed: SEED },
+    );
+  });
+});
+
+// ---- WebSocket -------------------------------------------------------------------------------
+
+const badRef = fc.oneof(fc.constant(null), fc.boolean(), fc.array(fc.integer(), { maxLength: 2 }), fc.dictionary(fc.string({ maxLength: 3 }), fc.integer(), { maxKeys: 2 }), fc.integer({ min: 129, max: 400 }).map((n) => "r".repeat(n)));
+
+const badRegistration = fc.oneof(
+  notObject(),
+  badId.map((session_id) => ({ session_id })),
+  badId.map((parent_session_id) => ({ session_id: "conv_fuzz", parent_session_id })),
+  badText(256).map((title) => ({ session_id: "conv_fuzz", title })),
+  fc.string({ minLength: 1, maxLength: 8 }).map((k) => ({ session_id: "conv_fuzz", [`x_${k}`]: 1 })),
+  fc.constant(withKey({ session_id: "conv_fuzz" }, "__proto__", { title: "polluted" })),
+);
+function notObject() {
+  return fc.oneof(notString, fc.string({ maxLength: 10 }), fc.constant(null));
+}
+
+const frameKinds: { name: string; human?: boolean; frame: fc.Arbitrary<string> }[] = [
+  {
+    name: "hello",
+    frame: mutatedBody(
+      { action: "hello", sessions: [{ session_id: "conv_fuzz" }], resume: ["el_fuzz"] },
+      {
+        sessions: {
+          required: true,
+          bad: fc.oneof(
+            notArray,
+            fc.tuple(fc.array(fc.constant({ session_id: "conv_fuzz" }), { maxLength: 2 }), badRegistration).map(([ok, bad]) => [...ok, bad]),
+            fc.constant(Array.from({ length: 101 }, (_, i) => ({ session_id: `s${i}` }))),
+          ),
+        },
+        resume: {
+          required: false,
+          bad: fc.oneof(notArray, fc.tuple(fc.array(fc.constant("el_fuzz"), { maxLength: 2 }), badId).map(([ok, bad]) => [...ok, bad]), fc.constant(Array.from({ length: 1_001 }, (_, i) => `e${i}`))),
+        },
+        ref: { required: false, bad: badRef },
+      },
+    ).map((f) => JSON.stringify(f)),
+  },
+  {
+    name: "elicit",
+    frame: fc.oneof(
+      mutatedBody(
+        { action: "elicit", session_id: "conv_fuzz", elicitation_id: "el_ws_new", params: { message: "May I?" }, timeout_seconds: 60 },
+        { session_id: { required: true, bad: badId }, elicitation_id: { required: false, bad: badId }, params: { required: true, bad: badParams }, timeout_seconds: { required: false, bad: badTimeout }, ref: { required: false, bad: badRef } },
+      ).map((f) => JSON.stringify(f)),
+      // Over API Gateway's 128 KB frame limit: payload_too_large.
+      fc.nat(1_000).map((n) => JSON.stringify({ action: "elicit", session_id: "conv_fuzz", params: { message: "x" }, pad: "p".repeat(128 * 1024 + n) })),
+    ),
+  },
+  {
+    name: "cancel",
+    frame: mutatedBody({ action: "cancel", elicitation_id: "el_fuzz" }, { elicitation_id: { required: true, bad: badId }, ref: { required: false, bad: badRef } }).map((f) => JSON.stringify(f)),
+  },
+  {
+    name: "subscribe",
+    human: true,
+    frame: mutatedBody(
+      { action: "subscribe", sessions: "*" },
+      {
+        sessions: {
+          required: true,
+          bad: fc.oneof(
+            fc.string({ maxLength: 5 }).filter((s) => s !== "*"),
+            fc.constantFrom([], ["*"], "**", null, 1, {}),
+            fc.tuple(fc.array(fc.constant("conv_fuzz"), { maxLength: 2 }), badId).map(([ok, bad]) => [...ok, bad]),
+            fc.constant(Array.from({ length: 101 }, (_, i) => `s${i}`)),
+          ),
+        },
+        ref: { required: false, bad: badRef },
+      },
+    ).map((f) => JSON.stringify(f)),
+  },
+  {
+    name: "ping",
+    frame: fc.oneof(
+      badRef.map((ref) => JSON.stringify({ action: "ping", ref })),
+      fc.tuple(fc.oneof(fc.constantFrom("__proto__", "constructor", "session_id"), fc.string({ minLength: 1, maxLength: 8 }).map((k) => `x_${k}`)), fc.jsonValue({ maxDepth: 2 })).map(([k, v]) =>
+        JSON.stringify(withKey({ action: "ping" }, k, v)),
+      ),
+    ),
+  },
+  {
+    name: "unknown action",
+    frame: fc
+      .tuple(
+        fc.oneof(
+          fc.string({ maxLength: 20 }).filter((a) => !["hello", "elicit", "cancel", "subscribe", "ping"].includes(a)),
+          fc.constantFrom("$connect", "$disconnect", "$default", "HELLO", "hello ", "ping\u0000", "__proto__", "constructor"),
+          notString,
+        ),
+        fc.dictionary(fc.string({ maxLength: 6 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 }),
+      )
+      .map(([action, rest]) => JSON.stringify({ ...rest, action })),
+  },
+  {
+    name: "not a JSON object (text, arrays, numbers, null, deep nesting)",
+    frame: fc.oneof(
+      notAnObjectText(128 * 1024),
+      deepText.map((deep) => `{"action":"elicit","session_id":"conv_fuzz","params":${deep}}`),
+      deepText.map((deep) => `{"action":"hello","sessions":${deep}}`),
+    ),
+  },
+];
+
+describe("WebSocket", () => {
+  for (const kind of frameKinds) {
+    it(`${kind.name}: every malformed frame gets a PROTOCOL error frame and the connection stays open`, async () => {
+      const sockets = kind.human ? humanSockets : [...runnerSockets, ...humanSockets];
+      await fc.assert(
+        fc.asyncProperty(fc.array(kind.frame, { minLength: BATCH, maxLength: BATCH }), async (frames) => {
+          const queues = sockets.map((socket, s) => frames.filter((_, i) => i % sockets.length === s).map((frame) => ({ socket, frame })));
+          const replies = await Promise.all(queues.map(async (queue) => {
+            const out: { frame: string; reply: any }[] = [];
+            for (const { socket, frame } of queue) out.push({ frame, reply: await exchange(socket, frame) });
+            return out;
+          }));
+          sent += frames.length;
+          for (const { frame, reply } of replies.flat()) expect(notAnErrorFrame(reply), frame.slice(0, 300)).toBeUndefined();
+        }),
+        { numRuns: 8, seed: SEED },
+      );
+      for (const socket of sockets) expect((await socket.request({ action: "ping" })).type).toBe("pong");
+    });
+  }
+});
+
+describe("afterwards", () => {
+  it("sent over 1,000 malformed inputs; the runtime is up, the table unchanged, nobody was told anything", async () => {
+    expect(sent).toBeGreaterThanOrEqual(1_000);
+    expect((await rawHttp(t, undefined, "GET", "/healthz")).status).toBe(200);
+    expect(await t.quietScan()).toEqual(before);
+    expect(inbox.frames).toEqual([]);
+    for (const socket of [...runnerSockets, ...humanSockets]) {
+      expect(socket.frames.filter((f) => f.type !== "error" && f.type !== "pong" && f.type !== "hello.ok" && f.type !== "elicitation.parked")).toEqual([]);
+    }
+    // And the real thing still works: the pending elicitation takes a valid verdict.
+    const verdict = await t.http(human, "POST", "/v1/sessions/conv_fuzz_child/events", { type: "approval", elicitation_id: "el_fuzz", action: "accept", content: { answer: "yes", count: 3 } });
+    expect(verdict).toEqual({ status: 200, body: { elicitation_id: "el_fuzz", action: "accept", status: "resolved" } });
+    const frame = await runnerSockets[0].next((f) => f.type === "elicitation.verdict" && f.elicitation_id === "el_fuzz");
+    expect(frame).toMatchObject({ action: "accept", content: { answer: "yes", count: 3 }, reason: "answered" });
+  });
+});
