@@ -1,0 +1,75 @@
+/** Issue 3: the runner client: abort = cancel, hasPending, reconnect with resume, and the MCP adapter. */
+import { ApiGatewayManagementApiClient, DeleteConnectionCommand } from "@aws-sdk/client-apigatewaymanagementapi";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { mcpElicitationHandler } from "../sdk/mcp.js";
+import { TollgateError } from "../sdk/runner.js";
+import { startTollgate, type Harness } from "./support/tollgate.js";
+
+let t: Harness;
+let human: string;
+beforeAll(async () => {
+  t = await startTollgate();
+  human = await t.token("human");
+});
+afterAll(() => t?.stop());
+
+const pendingOf = async (id: string) => (await t.http(human, "GET", `/v1/elicitations/${id}`)).body;
+
+it("abort cancels the elicitation for everyone and rejects the wait with an AbortError", async () => {
+  const runner = await t.runner({ sessions: [{ session_id: "sdk_abort" }] });
+  const abort = new AbortController();
+  const wait = runner.waitForUserApproval({ sessionId: "sdk_abort", elicitationId: "sdk_abort_el", params: { message: "abort me?" }, signal: abort.signal });
+  await expect.poll(async () => (await pendingOf("sdk_abort_el"))?.status).toBe("pending");
+  expect(runner.hasPending("sdk_abort")).toBe(true);
+  abort.abort();
+  await expect(wait).rejects.toMatchObject({ name: "AbortError" });
+  expect(runner.hasPending("sdk_abort")).toBe(false);
+  await expect.poll(async () => (await pendingOf("sdk_abort_el")).verdict).toMatchObject({ action: "cancel", reason: "cancelled", resolved_by: "runner-1" });
+});
+
+it("an abort before the elicitation is even parked still cancels it", async () => {
+  const runner = await t.runner({ sessions: [{ session_id: "sdk_early" }] });
+  const abort = new AbortController();
+  const wait = runner.elicit({ sessionId: "sdk_early", elicitationId: "sdk_early_el", params: { message: "early?" }, signal: abort.signal });
+  abort.abort();
+  await expect(wait).rejects.toMatchObject({ name: "AbortError" });
+  await expect.poll(async () => (await pendingOf("sdk_early_el"))?.verdict?.action).toBe("cancel");
+});
+
+it("reconnects after its connection is cut and receives the verdict given meanwhile, once", async () => {
+  const runner = await t.runner({ sessions: [{ session_id: "sdk_cut" }] });
+  const wait = runner.elicit({ sessionId: "sdk_cut", elicitationId: "sdk_cut_el", params: { message: "cut?" } });
+  await expect.poll(async () => (await pendingOf("sdk_cut_el"))?.status).toBe("pending");
+  const first = runner.connectionId!;
+  const connections = new ApiGatewayManagementApiClient({ endpoint: t.runtime.httpUrl, region: "us-east-1", credentials: { accessKeyId: "local", secretAccessKey: "local" } });
+  await connections.send(new DeleteConnectionCommand({ ConnectionId: first }));
+  connections.destroy();
+  await t.http(human, "POST", "/v1/sessions/sdk_cut/events", { type: "approval", elicitation_id: "sdk_cut_el", action: "accept", content: {} });
+  await expect(wait).resolves.toMatchObject({ action: "accept", reason: "answered", elicitation_id: "sdk_cut_el" });
+  await expect.poll(() => runner.connectionId).not.toBe(first);
+  expect(runner.connectionId).toBeDefined();
+});
+
+it("refuses what Tollgate refuses, with its code", async () => {
+  const runner = await t.runner({ sessions: [{ session_id: "sdk_bad" }] });
+  const refused = runner.elicit({ sessionId: "sdk_unknown_session", params: { message: "where?" } });
+  await expect(refused).rejects.toBeInstanceOf(TollgateError);
+  await expect(refused).rejects.toMatchObject({ code: "not_found" });
+});
+
+it("serves as an MCP client's elicitation handler", async () => {
+  const runner = await t.runner({ sessions: [{ session_id: "sdk_mcp" }] });
+  const handle = mcpElicitationHandler(runner, "sdk_mcp");
+  const requestedSchema = { type: "object" as const, properties: { branch: { type: "string" } }, required: ["branch"] };
+  const result = handle({ params: { message: "Which branch to push?", requestedSchema } });
+  let id = "";
+  await expect.poll(async () => (id = (await t.http(human, "GET", "/v1/sessions/sdk_mcp")).body.pending_elicitations[0]?.elicitation_id ?? "")).not.toBe("");
+  const answered = await t.http(human, "POST", "/v1/sessions/sdk_mcp/events", { type: "approval", elicitation_id: id, action: "accept", content: { branch: "main" } });
+  expect(answered.status).toBe(200);
+  await expect(result).resolves.toEqual({ action: "accept", content: { branch: "main" } });
+
+  const declined = handle({ params: { message: "Force push?" } });
+  await expect.poll(async () => (id = (await t.http(human, "GET", "/v1/sessions/sdk_mcp")).body.pending_elicitations[0]?.elicitation_id ?? "")).not.toBe("");
+  await t.http(human, "POST", "/v1/sessions/sdk_mcp/events", { type: "approval", elicitation_id: id, action: "decline" });
+  await expect(declined).resolves.toEqual({ action: "decline" });
+});
