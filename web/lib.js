@@ -47,16 +47,24 @@ export function claims() {
   }
 }
 
-function takeToken() {
+/** A setting given once as `?name=` in the page URL, then kept (and taken out of the visible URL). */
+function takeSetting(name, key) {
   const url = new URL(location.href);
-  const fromUrl = url.searchParams.get("token");
+  const fromUrl = url.searchParams.get(name);
   if (fromUrl) {
-    store.set(TOKEN_KEY, fromUrl.trim());
-    url.searchParams.delete("token");
+    store.set(key, fromUrl.trim());
+    url.searchParams.delete(name);
     history.replaceState(history.state, "", url.pathname + url.search + url.hash);
   }
-  return store.get(TOKEN_KEY) || "";
+  return store.get(key) || "";
 }
+
+const takeToken = () => takeSetting("token", TOKEN_KEY);
+
+// Served by the local runtime, the APIs share the page's origin. In the cloud they live on API
+// Gateway: open the page once with `?api=<HttpUrl>&ws=<WebSocketUrl>` (the stack's outputs).
+const apiBase = takeSetting("api", "tollgate.api").replace(/\/$/, "");
+const wsBase = takeSetting("ws", "tollgate.ws") || `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws`;
 
 function showSignin(message) {
   document.getElementById("app").hidden = true;
@@ -130,7 +138,7 @@ export async function api(path, { method = "GET", body } = {}) {
   if (body !== undefined) headers["content-type"] = "application/json";
   let res;
   try {
-    res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    res = await fetch(`${apiBase}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   } catch {
     throw new ApiError(0, { code: "network", message: "Cannot reach Tollgate. Check your connection." });
   }
@@ -180,8 +188,7 @@ export function live({ sessions = "*", onEvent, onReady }) {
   function open() {
     clearTimeout(retryTimer);
     setConn("connecting", "Connecting…");
-    const scheme = location.protocol === "https:" ? "wss" : "ws";
-    ws = new WebSocket(`${scheme}://${location.host}/ws?token=${encodeURIComponent(token)}`);
+    ws = new WebSocket(`${wsBase}?token=${encodeURIComponent(token)}`);
     ws.onopen = () => {
       ws.send(JSON.stringify({ action: "subscribe", sessions }));
       clearInterval(pingTimer);
