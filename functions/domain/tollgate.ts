@@ -9,6 +9,7 @@ import { createDelivery } from "./delivery.js";
 import { createElicitations } from "./elicitations.js";
 import { createEscalation } from "./escalation.js";
 import { createMessages } from "./messages.js";
+import { createRateLimiter } from "./rate-limit.js";
 import { createReactions } from "./reactions.js";
 import { createRunners } from "./runners.js";
 import { createSessions } from "./sessions.js";
@@ -19,7 +20,7 @@ export function createTollgate(deps: Deps) {
   const sessions = createSessions(ctx);
   const connections = createConnections(ctx);
   const delivery = createDelivery(ctx, connections.gone);
-  const elicitations = createElicitations(ctx, sessions, delivery);
+  const elicitations = createElicitations(ctx, sessions, delivery, createRateLimiter(ctx));
   const messages = createMessages(ctx, connections.gone);
   const subscriptions = createSubscriptions(ctx, sessions);
   const escalation = createEscalation(ctx, sessions, messages);
