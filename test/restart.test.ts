@@ -1,5 +1,5 @@
 /** Issue 2: `npm start` keeps its state in TOLLGATE_DATA_DIR: a restart loses no pending elicitation or schedule. */
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -58,6 +58,8 @@ it("keeps a pending elicitation and its deadline schedule across a restart", { t
   const name = scheduleName("deadline", "acme-elicit_r");
   await expect.poll(() => scheduler.send(new GetScheduleCommand({ Name: name, GroupName: "tollgate" })).then((s) => s.Name, () => undefined), { timeout: 10_000 }).toBe(name);
   expect(await stop(first)).toBe(0);
+  // DynamoDB Local (a java child holding the data dir) went with it.
+  expect(spawnSync("pgrep", ["-f", dataDir]).status).toBe(1);
 
   await start(port);
   const read = await call(human, "GET", "/v1/elicitations/elicit_r");
