@@ -178,6 +178,19 @@ describe("peek and the standalone read", () => {
   });
 });
 
+describe("subscribers", () => {
+  it("prunes a subscriber whose connection is gone without a $disconnect (a 410 from @connections)", async () => {
+    const { DynamoDBClient, GetItemCommand, PutItemCommand } = await import("@aws-sdk/client-dynamodb");
+    const db = new DynamoDBClient({ endpoint: t.runtime.dynamoEndpoint, region: "us-east-1", credentials: { accessKeyId: "local", secretAccessKey: "local" } });
+    const key = { pk: { S: "T#acme#SUBSCRIBERS" }, sk: { S: "C#ghost-connection" } };
+    await db.send(new PutItemCommand({ TableName: t.runtime.table, Item: { ...key, connection_id: { S: "ghost-connection" }, all_sessions: { BOOL: true } } }));
+    await put("prune_s");
+    await raise("prune_s", "prune_el");
+    await expect.poll(async () => (await db.send(new GetItemCommand({ TableName: t.runtime.table, Key: key }))).Item).toBeUndefined();
+    db.destroy();
+  });
+});
+
 describe("tenants", () => {
   it("tenant B sees none of tenant A's sessions, snapshots, peeks or events", async () => {
     await put("sealed", { title: "secret plan" });
