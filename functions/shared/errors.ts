@@ -43,12 +43,21 @@ export function errorBody(error: unknown): { code: ErrorCode; message: string } 
   return { code: "bad_request" as const, message: "request could not be processed" };
 }
 
+/** A JWT, quoted text, or a long number in an error message: what could be a token or a user's value. */
+const SECRETS = [
+  [/\beyJ[\w-]*\.[\w-]*\.?[\w-]*/g, "<token>"],
+  [/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|`[^`]*`/g, "<text>"],
+  [/-?\d[\d.eE+-]{3,}/g, "<number>"],
+] as const;
+
 /**
- * What the logs say of an unexpected failure: its name and the start of its message, never the
- * request, a token or a stack. (A message might quote a value; the cut keeps a quote short.)
+ * What the logs say of an unexpected failure: its name and the first line of its message, cut
+ * short, with anything that could be a token, a quoted value or a long number masked. Never the
+ * request, a token, a `content` value or a stack.
  */
 export function failureSummary(error: unknown): { name: string; message: string } {
   const e = error as { name?: unknown; message?: unknown } | undefined;
-  const message = typeof e?.message === "string" ? e.message.split("\n")[0].slice(0, 200) : "";
-  return { name: typeof e?.name === "string" ? e.name : typeof error, message };
+  let message = typeof e?.message === "string" ? e.message.split("\n")[0] : "";
+  for (const [pattern, mask] of SECRETS) message = message.replace(pattern, mask);
+  return { name: typeof e?.name === "string" ? e.name.slice(0, 100) : typeof error, message: message.slice(0, 200) };
 }
