@@ -127,13 +127,17 @@ it("never sends a block notice without its resolution notice when the resolution
     ]);
     // Wait for the stream to settle this block: its state leaves `armed`/`delivering`/`delivered`.
     await expect.poll(async () => (await tollgate.elicitations.find("acme", id))?.block_state, { timeout: 5_000 }).toMatch(/^(cleared|settled)$/);
+    // `settled` is claimed before the resolution notice goes out: give it the moment to arrive.
+    const mine = () => noticesAt(parent).slice(before);
+    const blocksIn = (list: any[]) => list.filter((n) => n.text.includes("is blocked"));
+    const resolutionsIn = (list: any[]) => list.filter((n) => n.text.includes("approval was resolved"));
+    await expect.poll(() => blocksIn(mine()).length - resolutionsIn(mine()).length, { timeout: 5_000 }).toBe(0);
     await sleep(50);
-    const mine = noticesAt(parent).slice(before);
-    const blocks = mine.filter((n) => n.text.includes("is blocked"));
-    const resolutions = mine.filter((n) => n.text.includes("approval was resolved"));
+    const blocks = blocksIn(mine());
+    const resolutions = resolutionsIn(mine());
     expect(blocks.length, id).toBe(resolutions.length);
     expect(blocks.length, id).toBeLessThanOrEqual(1);
-    if (blocks.length === 1) expect(mine.indexOf(blocks[0]), id).toBeLessThan(mine.indexOf(resolutions[0]));
+    if (blocks.length === 1) expect(mine().indexOf(blocks[0]), id).toBeLessThan(mine().indexOf(resolutions[0]));
     outcomes[blocks.length === 1 ? "both" : "none"]++;
   }
   // Both interleavings happened: the race was real.
