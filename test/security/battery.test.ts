@@ -29,10 +29,13 @@ import {
   notString,
   rawHttp,
   withKey,
+  VALID_ID,
   type FieldSpec,
 } from "./support.js";
 
+/** FC_SEED replays a run; FC_RUNS multiplies the number of runs (the default keeps the suite quick). */
 const SEED = process.env.FC_SEED ? Number(process.env.FC_SEED) : undefined;
+const runs = (n: number) => n * Number(process.env.FC_RUNS ?? 1);
 const BATCH = 10;
 
 let t: Harness;
@@ -86,12 +89,20 @@ async function refusedAll(cases: HttpCase[]): Promise<void> {
   const replies = await Promise.all(cases.map((c) => rawHttp(t, c.token, c.method, c.path, c.body)));
   sent += cases.length;
   replies.forEach((reply, i) => {
-    const problem = notAProtocolError(reply);
     const c = cases[i];
     const shown = c.body ? ("raw" in c.body ? c.body.raw : JSON.stringify(c.body.json)) : "";
+    const problem = notAProtocolError(reply, `${decodeURIComponentSafe(c.path)} ${shown}`);
     expect(problem, `${c.method} ${c.path.slice(0, 120)} ${shown.slice(0, 300)}`).toBeUndefined();
   });
 }
+
+const decodeURIComponentSafe = (text: string) => {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+};
 
 const badType = fc.oneof(notString, fc.constantFrom("", "Approval", "approval ", "response.elicitation_request\u0000", "response.elicitation", "event", "__proto__"));
 
@@ -176,14 +187,14 @@ describe("HTTP", () => {
         fc.asyncProperty(fc.array(body, { minLength: BATCH, maxLength: BATCH }), (bodies) =>
           refusedAll(bodies.map((b) => ({ token: route.token(), method: route.method, path: route.path, body: b }))),
         ),
-        { numRuns: 12, seed: SEED },
+        { numRuns: runs(12), seed: SEED },
       );
     });
   }
 
   it("every malformed path id is refused on every route that takes one", async () => {
     // Invalid ids everywhere; valid but unknown ids (guessing) on every route that cannot create.
-    const guessed = fc.stringMatching(/^[A-Za-z0-9_.:-]{1,128}$/).filter((id) => !id.startsWith("conv_fuzz") && id !== "el_fuzz");
+    const guessed = fc.stringMatching(VALID_ID).filter((id) => !id.startsWith("conv_fuzz") && !["el_fuzz", "el_free"].includes(id));
     const calls = fc.oneof(
       badIdString.map((id) => ({ id, creates: true })),
       guessed.map((id) => ({ id, creates: false })),
@@ -205,7 +216,7 @@ describe("HTTP", () => {
     };
     await fc.assert(
       fc.asyncProperty(fc.array(calls, { minLength: 2, maxLength: 2 }), (picked) => refusedAll(picked.flatMap(({ id, creates }) => routeFor(id, creates)))),
-      { numRuns: 10, seed: SEED },
+      { numRuns: runs(10), seed: SEED },
     );
   });
 
@@ -218,7 +229,7 @@ describe("HTTP", () => {
     const badIds = fc.oneof(
       // `ids` is split on commas and empty entries are skipped: at least one entry must stay invalid.
       fc
-        .tuple(fc.array(fc.constantFrom("conv_fuzz", "conv_x"), { maxLength: 3 }), badIdString.filter((bad) => bad.split(",").some((part) => part !== "" && !/^[A-Za-z0-9_.:-]{1,128}$/.test(part))))
+        .tuple(fc.array(fc.constantFrom("conv_fuzz", "conv_x"), { maxLength: 3 }), badIdString.filter((bad) => bad.split(",").some((part) => part !== "" && !VALID_ID.test(part))))
         .map(([ok, bad]) => [...ok, bad].join(",")),
       fc.integer({ min: 101, max: 130 }).map((n) => Array.from({ length: n }, (_, i) => `s${i}`).join(",")),
       fc.constantFrom(",", ",,,", ""),
@@ -241,7 +252,7 @@ describe("HTTP", () => {
       fc.asyncProperty(fc.array(query, { minLength: BATCH, maxLength: BATCH }), (queries) =>
         refusedAll(queries.map((q, i) => ({ token: i % 2 ? human : service, method: "GET", path: `/v1/sessions?${q}` }))),
       ),
-      { numRuns: 10, seed: SEED },
+      { numRuns: runs(10), seed: SEED },
     );
   });
 });
@@ -363,9 +374,9 @@ describe("WebSocket", () => {
             return out;
           }));
           sent += frames.length;
-          for (const { frame, reply } of replies.flat()) expect(notAnErrorFrame(reply), frame.slice(0, 300)).toBeUndefined();
+          for (const { frame, reply } of replies.flat()) expect(notAnErrorFrame(reply, frame), frame.slice(0, 300)).toBeUndefined();
         }),
-        { numRuns: 8, seed: SEED },
+        { numRuns: runs(8), seed: SEED },
       );
       for (const socket of sockets) expect((await socket.request({ action: "ping" })).type).toBe("pong");
     });

@@ -15,7 +15,13 @@ export const PROTOCOL_CODES: Record<string, number> = {
 };
 
 /** What an error body must never show: stack frames, source paths, SDK or runtime error names. */
-export const LEAK = /\.ts:\d|\.js:\d|node_modules|\/work\/|\bat \w+ \(|Exception|TypeError|RangeError|SyntaxError|ReferenceError|dynamodb|internal_error|zod|undefined is not|Cannot read/i;
+export const LEAK = /\.ts:\d|\.js:\d|node_modules|\/work\/|\bat \w+ \(|Exception|TypeError|RangeError|SyntaxError|ReferenceError|dynamodb|internal_error|zod|undefined is not|Cannot read/gi;
+
+/** The first internal-looking piece of `reply` that is not simply an echo of the caller's own `sent` text. */
+export function leakIn(reply: string, sent = ""): string | undefined {
+  const echo = sent.toLowerCase();
+  return [...reply.matchAll(LEAK)].map((m) => m[0]).find((m) => !echo.includes(m.toLowerCase()));
+}
 
 export interface RawReply {
   status: number;
@@ -42,22 +48,23 @@ export async function rawHttp(t: Harness, token: string | undefined, method: str
 }
 
 /** Why an HTTP reply is not a PROTOCOL.md refusal, or undefined when it is one. */
-export function notAProtocolError(reply: RawReply): string | undefined {
+export function notAProtocolError(reply: RawReply, sent?: string): string | undefined {
   const error = reply.json?.error;
   if (!error || typeof error !== "object") return `status ${reply.status}, body is not {"error":...}: ${reply.text.slice(0, 200)}`;
   if (PROTOCOL_CODES[error.code] === undefined) return `code ${JSON.stringify(error.code)} is not a PROTOCOL code (status ${reply.status})`;
   if (PROTOCOL_CODES[error.code] !== reply.status) return `code ${error.code} came with status ${reply.status}`;
   if (typeof error.message !== "string") return "error has no message";
-  if (LEAK.test(reply.text)) return `error body leaks internals: ${reply.text.slice(0, 300)}`;
+  if (leakIn(reply.text, sent)) return `error body leaks internals (${leakIn(reply.text, sent)}): ${reply.text.slice(0, 300)}`;
   return undefined;
 }
 
 /** Why a WebSocket reply is not a PROTOCOL.md error frame, or undefined when it is one. */
-export function notAnErrorFrame(frame: any): string | undefined {
+export function notAnErrorFrame(frame: any, sent?: string): string | undefined {
   if (!frame || frame.type !== "error") return `not an error frame: ${JSON.stringify(frame)?.slice(0, 200)}`;
   if (PROTOCOL_CODES[frame.code] === undefined) return `code ${JSON.stringify(frame.code)} is not a PROTOCOL code`;
   if (typeof frame.message !== "string") return "error frame has no message";
-  if (LEAK.test(JSON.stringify(frame))) return `error frame leaks internals: ${JSON.stringify(frame).slice(0, 300)}`;
+  const text = JSON.stringify(frame);
+  if (leakIn(text, sent)) return `error frame leaks internals (${leakIn(text, sent)}): ${text.slice(0, 300)}`;
   return undefined;
 }
 
@@ -100,15 +107,19 @@ export function withKey(target: Record<string, unknown>, key: string, value: unk
 
 export const protoKeys = fc.constantFrom("__proto__", "constructor", "prototype", "__defineGetter__", "hasOwnProperty", "toString", "valueOf", "isPrototypeOf");
 
-const nastyChars = fc.constantFrom(" ", "/", "#", "?", "%", "\\", "\u0000", "\n", "\t", "é", "😀", "\u202e", "\ufeff", "ｱ", "\ud800", "\udfff", "'", '"', "<", "${", "*", "..");
+const nastyChars = fc.constantFrom(" ", "/", "#", "?", "%", "\\", "\u0000", "\n", "\t", "é", "😀", "\u202e", "\ufeff", "ｱ", "\ud800", "\udfff", "'", '"', "<", "${", "*", "+", "@");
 
-/** A string with at least one character outside PROTOCOL.md's id alphabet. */
-export const badIdString = fc.oneof(
-  fc.tuple(fc.string({ maxLength: 20 }), nastyChars, fc.string({ unit: "grapheme", maxLength: 20 })).map(([a, b, c]) => a + b + c),
-  fc.string({ unit: "grapheme", minLength: 1, maxLength: 40 }).filter((s) => !/^[A-Za-z0-9_.:-]{1,128}$/.test(s)),
-  fc.constant(""),
-  fc.integer({ min: 129, max: 2_000 }).map((n) => "a".repeat(n)),
-);
+export const VALID_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
+
+/** A string that is not a PROTOCOL.md id: a character outside its alphabet, empty, or too long. */
+export const badIdString = fc
+  .oneof(
+    fc.tuple(fc.string({ maxLength: 20 }), nastyChars, fc.string({ unit: "grapheme", maxLength: 20 })).map(([a, b, c]) => a + b + c),
+    fc.string({ unit: "grapheme", minLength: 1, maxLength: 40 }),
+    fc.constant(""),
+    fc.integer({ min: 129, max: 2_000 }).map((n) => "a".repeat(n)),
+  )
+  .filter((s) => !VALID_ID.test(s));
 
 /** Pieces of JSON text that nest deeper than any request may. */
 export const deepText = fc.tuple(fc.integer({ min: 21, max: 5_000 }), fc.constantFrom("array", "object")).map(([depth, kind]) =>
