@@ -18,6 +18,9 @@ async function main() {
     reconnectGraceSeconds: seconds(env.reconnectGraceSeconds),
     escalationGraceSeconds: seconds(env.escalationGraceSeconds),
     streamPollMs: seconds("TOLLGATE_STREAM_POLL_MS"),
+    streamBatchSize: seconds("TOLLGATE_STREAM_BATCH_SIZE"),
+    // An already running DynamoDB Local (the benchmark shares one with its own floor measurement).
+    dynamoEndpoint: process.env.TOLLGATE_DYNAMODB_ENDPOINT || undefined,
   });
   if (!configured) {
     console.log(`No ${env.jwtSecret} set: using the development secret "${DEV_SECRET}". Tokens for tenant "dev" (30 days):`);
