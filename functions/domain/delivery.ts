@@ -1,7 +1,7 @@
 /**
  * Verdict delivery with a claim (DESIGN-NOTES 1, 2): the claim `delivered_to` is written before the
- * push, so the fast path, the stream safety net and a replay never send the same verdict twice to
- * one connection. A push to a dead connection releases the claim and forgets the connection: the
+ * push (on the fast path by the resolving transaction itself, elsewhere by `claim` here), so the
+ * fast path, the stream safety net and a replay never send the same verdict twice to one connection. A push to a dead connection releases the claim and forgets the connection: the
  * runner's `hello` with `resume` delivers it later.
  */
 import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
@@ -61,25 +61,32 @@ export function createDelivery(ctx: Context, onGone: (tenant: string, connection
     }
   }
 
+  /** Push a verdict whose delivery to `connectionId` this caller has claimed; a failed push releases the claim. */
+  async function pushClaimed(item: Resolved, connectionId: string): Promise<VerdictFrame | undefined> {
+    const frame = verdictFrame(item);
+    let result: "sent" | "gone";
+    try {
+      result = await ctx.push.send(connectionId, frame);
+    } catch (error) {
+      await release(item, connectionId, false);
+      throw error;
+    }
+    if (result === "gone") {
+      await release(item, connectionId, true);
+      await onGone(item.tenant, connectionId);
+      return undefined;
+    }
+    return frame;
+  }
+
   return {
+    pushClaimed,
+
     async deliverVerdict(item: Resolved, options: DeliveryOptions = {}): Promise<VerdictFrame | undefined> {
       const connectionId = options.connectionId ?? item.connection_id;
       if (!connectionId) return undefined;
       if (!(await claim(item, connectionId, options.again ?? false))) return undefined;
-      const frame = verdictFrame(item);
-      let result: "sent" | "gone";
-      try {
-        result = await ctx.push.send(connectionId, frame);
-      } catch (error) {
-        await release(item, connectionId, false);
-        throw error;
-      }
-      if (result === "gone") {
-        await release(item, connectionId, true);
-        await onGone(item.tenant, connectionId);
-        return undefined;
-      }
-      return frame;
+      return pushClaimed(item, connectionId);
     },
   };
 }

@@ -44,6 +44,13 @@ export interface Resolution {
 export type Resolved = ElicitationItem & { verdict: Verdict };
 /** A runner's own cancel is answered in its reply: the delivery claim is part of the resolving write. */
 const REPLY_CLAIM = ", connection_id = :reply, delivered_to = :reply, delivered_at = :now";
+/**
+ * The fast path's claim, also part of the resolving write (one write fewer on every verdict), made
+ * only while the elicitation is still bound to the connection it was read with.
+ */
+const BOUND_CLAIM = ", delivered_to = :claim, delivered_at = :now";
+/** A rebind between our read and our write fails the claim's condition: read again, at most this often, then claim separately. */
+const CLAIM_ATTEMPTS = 2;
 export const TOLLGATE = "tollgate";
 
 export function createElicitations(ctx: Context, sessions: Sessions, delivery: Delivery, limiter?: RateLimiter) {
@@ -183,9 +190,12 @@ export function createElicitations(ctx: Context, sessions: Sessions, delivery: D
     }
   }
 
-  /** Resolve once. Returns the item as it stands and whether this call was the one that resolved it. */
-  async function resolve(r: Resolution): Promise<{ won: boolean; item: ElicitationItem; frame?: VerdictFrame }> {
-    const item = await find(r.tenant, r.elicitation_id);
+  /**
+   * Resolve once. Returns the item as it stands and whether this call was the one that resolved it.
+   * `known` is the item as the caller just read it (consistently), which spares a second read.
+   */
+  async function resolve(r: Resolution, known?: ElicitationItem, attempt = 0): Promise<{ won: boolean; item: ElicitationItem; frame?: VerdictFrame }> {
+    const item = known ?? (await find(r.tenant, r.elicitation_id));
     if (!item || (r.session_id !== undefined && item.session_id !== r.session_id)) throw notFound("elicitation");
     if (isResolved(item)) return { won: false, item };
     const verdict: Verdict = {
@@ -196,6 +206,8 @@ export function createElicitations(ctx: Context, sessions: Sessions, delivery: D
       resolved_at: ctx.iso(),
     };
     const bound = r.bound_to !== undefined ? " AND connection_id = :bound" : "";
+    // Bound to a runner: claim its delivery in this write, on condition the binding still holds (DESIGN-NOTES 1, 2).
+    const claim = !r.reply_to && item.connection_id && attempt < CLAIM_ATTEMPTS ? item.connection_id : undefined;
     try {
       await db.send(
         new TransactWriteCommand({
@@ -204,8 +216,8 @@ export function createElicitations(ctx: Context, sessions: Sessions, delivery: D
               Update: {
                 TableName: table,
                 Key: keys.elicitation(r.tenant, r.elicitation_id),
-                UpdateExpression: `SET #s = :resolved, verdict = :verdict, expires_at = :ttl${r.reply_to ? REPLY_CLAIM : ""}`,
-                ConditionExpression: `#s = :pending${bound}`,
+                UpdateExpression: `SET #s = :resolved, verdict = :verdict, expires_at = :ttl${r.reply_to ? REPLY_CLAIM : claim ? BOUND_CLAIM : ""}`,
+                ConditionExpression: `#s = :pending${bound}${claim ? " AND connection_id = :claim" : ""}`,
                 ExpressionAttributeNames: { "#s": "status" },
                 ExpressionAttributeValues: {
                   ":resolved": "resolved",
@@ -214,6 +226,7 @@ export function createElicitations(ctx: Context, sessions: Sessions, delivery: D
                   ":ttl": Math.floor(ctx.now() / 1000) + ctx.config.resolvedRetentionSeconds,
                   ...(r.bound_to !== undefined ? { ":bound": r.bound_to } : {}),
                   ...(r.reply_to ? { ":reply": r.reply_to, ":now": ctx.iso() } : {}),
+                  ...(claim ? { ":claim": claim, ":now": ctx.iso() } : {}),
                 },
               },
             },
@@ -235,18 +248,22 @@ export function createElicitations(ctx: Context, sessions: Sessions, delivery: D
     } catch (error) {
       if (!lostCondition(error)) throw error;
       // Another path resolved it first, or (runner gone) a resume rebound it meanwhile.
-      return { won: false, item: (await find(r.tenant, r.elicitation_id)) ?? item };
+      const current = (await find(r.tenant, r.elicitation_id)) ?? item;
+      // Still pending: only our claim's binding moved (a resume or a re-sent elicit). Resolve with the binding as it stands.
+      if (claim && r.bound_to === undefined && current.status === "pending") return resolve(r, current, attempt + 1);
+      return { won: false, item: current };
     }
-    const resolved: Resolved = { ...item, status: "resolved", verdict };
+    const resolved: Resolved = { ...item, status: "resolved", verdict, ...(claim ? { delivered_to: claim } : {}) };
     if (r.reply_to) return { won: true, item: resolved, frame: verdictFrame(resolved) };
-    await fastPath(resolved);
+    await fastPath(resolved, claim);
     return { won: true, item: resolved };
   }
 
   /** Push the verdict right after the write; the streams handler delivers whatever this misses. */
-  async function fastPath(item: Resolved): Promise<void> {
+  async function fastPath(item: Resolved, claimed: string | undefined): Promise<void> {
     try {
-      await delivery.deliverVerdict(item);
+      if (claimed) await delivery.pushClaimed(item, claimed);
+      else await delivery.deliverVerdict(item);
     } catch {
       // The claim was released: the stream's safety net retries this delivery.
     }
@@ -266,15 +283,18 @@ export function createElicitations(ctx: Context, sessions: Sessions, delivery: D
       if (input.content !== undefined && input.action !== "accept") throw badRequest("content comes only with accept");
       if (item.status === "pending") checkContent(paramsOf(item).requestedSchema, input.content);
       await limiter?.take(caller, "verdict"); // after every check, before the first write
-      const { item: standing } = await resolve({
-        tenant: caller.tenant,
-        elicitation_id: input.elicitation_id,
-        session_id: sessionId,
-        action: input.action,
-        content: input.content,
-        reason: "answered",
-        resolved_by: caller.sub,
-      });
+      const { item: standing } = await resolve(
+        {
+          tenant: caller.tenant,
+          elicitation_id: input.elicitation_id,
+          session_id: sessionId,
+          action: input.action,
+          content: input.content,
+          reason: "answered",
+          resolved_by: caller.sub,
+        },
+        item,
+      );
       if (!isResolved(standing)) throw new ProtocolError("conflict", "this elicitation changed meanwhile; try again");
       const same = standing.verdict.action === input.action && canonicalJson(standing.verdict.content ?? null) === canonicalJson(input.content ?? null);
       if (!same) {
@@ -289,8 +309,8 @@ export function createElicitations(ctx: Context, sessions: Sessions, delivery: D
     /** The runner stopped waiting (HTTP `response.elicitation_resolved`), or cancelled over its socket. */
     async cancel(caller: Caller, elicitationId: string, options: { session_id?: string; reply_to?: string } = {}) {
       requireRole(caller, "cancel");
-      await findOwned(caller, elicitationId, options.session_id);
-      return resolve({ tenant: caller.tenant, elicitation_id: elicitationId, action: "cancel", reason: "cancelled", resolved_by: caller.sub, ...options });
+      const item = await findOwned(caller, elicitationId, options.session_id);
+      return resolve({ tenant: caller.tenant, elicitation_id: elicitationId, action: "cancel", reason: "cancelled", resolved_by: caller.sub, ...options }, item);
     },
 
     /** The standalone approval page's read. */
@@ -305,7 +325,7 @@ export function createElicitations(ctx: Context, sessions: Sessions, delivery: D
     async expire(tenant: string, elicitationId: string) {
       const item = await find(tenant, elicitationId);
       if (!item || item.status !== "pending") return;
-      await resolve({ tenant, elicitation_id: elicitationId, action: "decline", reason: "timeout", resolved_by: TOLLGATE });
+      await resolve({ tenant, elicitation_id: elicitationId, action: "decline", reason: "timeout", resolved_by: TOLLGATE }, item);
     },
   };
 }
