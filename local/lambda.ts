@@ -48,7 +48,19 @@ export function functionNameOf(arn: string): FunctionName | undefined {
   return name && name in functions ? (name as FunctionName) : undefined;
 }
 
+const invoked = new Set<(name: FunctionName) => void>();
+
+/** Hear about every finished invocation (the stream poller polls at once after one: it may have written). */
+export function onInvoked(listener: (name: FunctionName) => void): () => void {
+  invoked.add(listener);
+  return () => invoked.delete(listener);
+}
+
 export async function invoke<T = unknown>(name: FunctionName, event: unknown): Promise<T> {
   const handler = await load(name);
-  return invocation.run({ functionName: name }, () => handler(event, lambdaContext(name))) as Promise<T>;
+  try {
+    return (await invocation.run({ functionName: name }, () => handler(event, lambdaContext(name)))) as T;
+  } finally {
+    for (const listener of invoked) listener(name);
+  }
 }

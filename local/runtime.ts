@@ -13,7 +13,7 @@ import { timerFunctions, type TimerName } from "../functions/catalog.js";
 import { env } from "../functions/shared/env.js";
 import { startDynamoLocal, type DynamoLocal } from "./dynamodb.js";
 import { createGateway } from "./gateway.js";
-import { functionArn } from "./lambda.js";
+import { functionArn, onInvoked } from "./lambda.js";
 import { createLocalScheduler } from "./scheduler.js";
 import { createStreamPoller } from "./stream-poller.js";
 import { ensureTables, localStateTable } from "./tables.js";
@@ -106,6 +106,8 @@ export async function startRuntime(o: RuntimeOptions): Promise<Runtime> {
     });
     await scheduler.start();
     await poller.start();
+    // A change is read as soon as the handler that made it returns, as the cloud's poller (always reading) would.
+    const unhook = onInvoked((name) => name !== "streams" && poller.wake());
     return {
       port,
       httpUrl: `http://127.0.0.1:${port}`,
@@ -115,6 +117,7 @@ export async function startRuntime(o: RuntimeOptions): Promise<Runtime> {
       async stop() {
         // The stream and the schedules stop first (they resume from DynamoDB Local next time), then the clients go.
         scheduler.stop();
+        unhook();
         await poller.stop();
         await gateway.close();
         client.destroy();

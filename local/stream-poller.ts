@@ -4,6 +4,12 @@
  * A reported `batchItemFailures` entry retries the batch from that record (as Lambda does), up to
  * `maxRetries`; then the records go to the failure log, as the cloud sends them to its SQS queue.
  * Checkpoints are kept in DynamoDB Local, so a restart resumes where it stopped.
+ *
+ * An idle stream is polled every `pollMs`, and at once when `wake()` says a handler just ran (and so
+ * may have written): a change reaches its reaction in one GetRecords, not half a poll interval later.
+ * Checkpoints are written at most every `checkpointMs` per shard (and when a shard closes or the
+ * poller stops), not after every batch: a crash replays at most that much of the stream, which every
+ * reaction tolerates (delivery is at least once, as with Lambda's event source mapping).
  */
 import { appendFileSync } from "node:fs";
 import { DescribeStreamCommand, ExpiredIteratorException, GetRecordsCommand, GetShardIteratorCommand, type DynamoDBStreamsClient, type _Record } from "@aws-sdk/client-dynamodb-streams";
@@ -16,8 +22,10 @@ export interface StreamPollerOptions {
   db: DynamoDBDocumentClient;
   stateTable: string;
   streamArn: string;
-  /** Wait between polls of an idle stream (a busy one is polled again at once). */
+  /** Wait between polls of an idle stream (a busy one, or one woken by `wake()`, is polled again at once). */
   pollMs: number;
+  /** How often a shard's checkpoint is saved while records flow; 0 saves after every batch. */
+  checkpointMs?: number;
   batchSize: number;
   maxRetries: number;
   /** How many times each batch is handed over (2 to rehearse duplicate delivery). */
@@ -32,6 +40,9 @@ interface Shard {
   iterator?: string;
   checkpoint?: string;
   closed: boolean;
+  /** The checkpoint as last saved, and when. */
+  saved?: string;
+  savedAt: number;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -41,6 +52,10 @@ export function createStreamPoller(o: StreamPollerOptions) {
   let stopped = false;
   let running: Promise<void> | undefined;
   let lastRefresh = 0;
+  /** Set by `wake()`: something may have been written since the last GetRecords began. */
+  let woken = false;
+  let wakeUp: (() => void) | undefined;
+  const checkpointMs = o.checkpointMs ?? 1_000;
 
   const checkpointKey = (id: string) => ({ pk: `checkpoint#${o.streamArn}#${id}` });
 
@@ -51,7 +66,8 @@ export function createStreamPoller(o: StreamPollerOptions) {
       for (const s of out.StreamDescription?.Shards ?? []) {
         if (!s.ShardId || shards.has(s.ShardId)) continue;
         const saved = await o.db.send(new GetCommand({ TableName: o.stateTable, Key: checkpointKey(s.ShardId) }));
-        shards.set(s.ShardId, { id: s.ShardId, parent: s.ParentShardId, checkpoint: saved.Item?.sequence as string | undefined, closed: saved.Item?.closed === true });
+        const checkpoint = saved.Item?.sequence as string | undefined;
+        shards.set(s.ShardId, { id: s.ShardId, parent: s.ParentShardId, checkpoint, closed: saved.Item?.closed === true, saved: checkpoint, savedAt: Date.now() });
       }
       start = out.StreamDescription?.LastEvaluatedShardId;
     } while (start);
@@ -102,7 +118,16 @@ export function createStreamPoller(o: StreamPollerOptions) {
   }
 
   async function save(shard: Shard) {
-    await o.db.send(new PutCommand({ TableName: o.stateTable, Item: { ...checkpointKey(shard.id), sequence: shard.checkpoint, closed: shard.closed } }));
+    const sequence = shard.checkpoint;
+    await o.db.send(new PutCommand({ TableName: o.stateTable, Item: { ...checkpointKey(shard.id), sequence, closed: shard.closed } }));
+    shard.saved = sequence;
+    shard.savedAt = Date.now();
+  }
+
+  /** Save the checkpoints that moved: those due now, or every one (`all`, when stopping). */
+  async function saveDue(all: boolean) {
+    const due = [...shards.values()].filter((s) => s.checkpoint !== s.saved && (all || Date.now() - s.savedAt >= checkpointMs));
+    await Promise.all(due.map(save));
   }
 
   /** One read of one shard; the number of records it handled. */
@@ -123,25 +148,44 @@ export function createStreamPoller(o: StreamPollerOptions) {
     }
     shard.iterator = out.NextShardIterator;
     shard.closed = !shard.iterator;
-    if (records.length > 0 || shard.closed) await save(shard);
+    // A closed shard is recorded at once (its children wait on it); an open one when its checkpoint is due.
+    if (shard.closed || (records.length > 0 && Date.now() - shard.savedAt >= checkpointMs)) await save(shard);
     return records.length;
   }
 
   /** A child shard waits until its parent is read to the end, so one item's changes stay in order. */
   const ready = (shard: Shard) => !shard.closed && (!shard.parent || !shards.has(shard.parent) || shards.get(shard.parent)!.closed);
 
+  /** Sleep `ms`, or less if `wake()` comes first. */
+  function idle(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        wakeUp = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      wakeUp = done;
+    });
+  }
+
   async function loop() {
     while (!stopped) {
       try {
+        woken = false;
         if (Date.now() - lastRefresh > 5_000 || [...shards.values()].every((s) => s.closed)) await refreshShards();
         const counts = await Promise.all([...shards.values()].filter(ready).map(poll));
-        if (counts.every((n) => n === 0)) await sleep(o.pollMs);
+        if (counts.every((n) => n === 0) && !woken && !stopped) {
+          await saveDue(false);
+          await idle(o.pollMs);
+        }
       } catch (error) {
-        if (stopped) return;
+        if (stopped) break;
         o.log(`stream poller: ${(error as Error).message}`);
         await sleep(500);
       }
     }
+    await saveDue(true).catch((error) => o.log(`stream poller: checkpoint not saved: ${(error as Error).message}`));
   }
 
   return {
@@ -149,8 +193,14 @@ export function createStreamPoller(o: StreamPollerOptions) {
       await refreshShards();
       running = loop();
     },
+    /** A handler just ran and may have written: poll now rather than after the idle pause. */
+    wake() {
+      woken = true;
+      wakeUp?.();
+    },
     async stop() {
       stopped = true;
+      wakeUp?.();
       await running;
     },
   };
