@@ -85,6 +85,7 @@ export class TollgateRunner {
 
   /** Connect and say hello; resolves once Tollgate has bound the sessions. */
   connect(): Promise<void> {
+    if (!this.connecting && this.socket?.readyState === WebSocket.OPEN) return Promise.resolve(); // connected: never a second socket
     this.connecting ??= this.open().finally(() => (this.connecting = undefined));
     return this.connecting;
   }
