@@ -4,6 +4,6 @@ import { ElicitFrame } from "./shared/schemas.js";
 import { wsHandler } from "./shared/ws.js";
 
 export const handler = wsHandler(ElicitFrame, async ({ caller, connection, frame }) => {
-  const { elicitation_id, deadline } = await domain().elicitations.raise(caller, frame, connection);
+  const { elicitation_id, deadline } = await domain().runners.elicit(caller, connection, frame);
   return { type: "elicitation.parked", elicitation_id, deadline };
 });

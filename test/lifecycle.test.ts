@@ -101,6 +101,15 @@ describe("each end", () => {
     await expectEnded(undefined, "conv_gone", "el_gone", { action: "cancel", reason: "runner_gone" });
     expect((await t.http(human, "GET", "/v1/elicitations/el_gone")).body.verdict.resolved_by).toBe("tollgate");
   });
+  it("runner gone covers an elicitation parked in a session its hello never named", async () => {
+    const runner = await t.token("runner");
+    await t.http(runner, "PUT", "/v1/sessions/conv_unnamed", {});
+    const socket = await t.socket(runner);
+    await socket.request({ action: "hello", sessions: [] });
+    expect((await socket.request({ action: "elicit", session_id: "conv_unnamed", elicitation_id: "el_unnamed", params: { message: "unnamed?" } })).type).toBe("elicitation.parked");
+    socket.close();
+    await expectEnded(undefined, "conv_unnamed", "el_unnamed", { action: "cancel", reason: "runner_gone" });
+  });
 });
 
 describe("resume", () => {

@@ -191,6 +191,36 @@ describe("subscribers", () => {
   });
 });
 
+describe("hello", () => {
+  it("changes nothing when one of its sessions is refused", async () => {
+    const other = await t.token("runner", "someone_else");
+    await t.http(other, "PUT", "/v1/sessions/not_yours", {});
+    const socket = await t.socket(runner);
+    const before = await t.quietScan();
+    const refused = await socket.request({ action: "hello", sessions: [{ session_id: "brand_new" }, { session_id: "not_yours" }] });
+    expect(refused).toMatchObject({ type: "error", code: "forbidden" });
+    const orphan = await socket.request({ action: "hello", sessions: [{ session_id: "brand_new" }, { session_id: "new_child", parent_session_id: "nowhere" }] });
+    expect(orphan).toMatchObject({ type: "error", code: "not_found" });
+    expect(await t.quietScan()).toEqual(before);
+    // A parent earlier in the same hello may be named by a child after it.
+    const family = await socket.request({ action: "hello", sessions: [{ session_id: "hello_parent" }, { session_id: "hello_child", parent_session_id: "hello_parent" }] });
+    expect(family.type).toBe("hello.ok");
+    expect((await t.http(human, "GET", "/v1/sessions/hello_child")).body.parent_session_id).toBe("hello_parent");
+  });
+
+  it("caps what one connection binds and subscribes to", async () => {
+    const socket = await t.socket(human);
+    for (let batch = 0; batch < 10; batch++) {
+      const ids = Array.from({ length: 100 }, (_, i) => `cap_${batch}_${i}`);
+      await Promise.all(ids.map((id) => put(id)));
+      expect((await socket.request({ action: "subscribe", sessions: ids })).type).toBe("subscribed");
+    }
+    await put("cap_one_more");
+    expect(await socket.request({ action: "subscribe", sessions: ["cap_one_more"] })).toMatchObject({ type: "error", code: "bad_request" });
+    expect((await socket.request({ action: "subscribe", sessions: "*" })).type).toBe("subscribed");
+  });
+});
+
 describe("tenants", () => {
   it("tenant B sees none of tenant A's sessions, snapshots, peeks or events", async () => {
     await put("sealed", { title: "secret plan" });

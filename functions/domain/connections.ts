@@ -3,12 +3,15 @@
  * when it goes away (PROTOCOL rule 3, DESIGN-NOTES 5).
  */
 import { DeleteCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { badRequest } from "../shared/errors.js";
 import type { Context } from "./context.js";
 import { lostCondition } from "./db.js";
 import { keys } from "./keys.js";
 import type { Caller, ConnectionItem, ElicitationItem, PendingRow } from "./items.js";
 
 /** API Gateway closes every WebSocket after two hours; stale items expire a little later. */
+export const MAX_SESSIONS_PER_CONNECTION = 1_000;
+
 const CONNECTION_TTL_SECONDS = 3 * 3600;
 
 export function createConnections(ctx: Context) {
@@ -47,17 +50,30 @@ export function createConnections(ctx: Context) {
       await db.send(new PutCommand({ TableName: table, Item: item }));
     },
 
-    /** Bind these sessions to a runner's connection: pushes for them go here from now on. */
-    async bindSessions(caller: Caller, connectionId: string, sessionIds: string[]): Promise<void> {
+    /**
+     * Record sessions on the connection (what its runner-gone path will look at), at most
+     * MAX_SESSIONS_PER_CONNECTION of them: the first write of a `hello`, so a refusal changes nothing.
+     */
+    async track(caller: Caller, connectionId: string, sessionIds: string[]): Promise<void> {
       if (sessionIds.length === 0) return;
-      await db.send(
-        new UpdateCommand({
-          TableName: table,
-          Key: keys.connection(caller.tenant, connectionId),
-          UpdateExpression: "ADD sessions :s",
-          ExpressionAttributeValues: { ":s": new Set(sessionIds) },
-        }),
-      );
+      try {
+        await db.send(
+          new UpdateCommand({
+            TableName: table,
+            Key: keys.connection(caller.tenant, connectionId),
+            UpdateExpression: "ADD sessions :s",
+            ConditionExpression: "attribute_not_exists(sessions) OR size(sessions) <= :room",
+            ExpressionAttributeValues: { ":s": new Set(sessionIds), ":room": MAX_SESSIONS_PER_CONNECTION - sessionIds.length },
+          }),
+        );
+      } catch (error) {
+        if (lostCondition(error)) throw badRequest(`a connection binds at most ${MAX_SESSIONS_PER_CONNECTION} sessions`);
+        throw error;
+      }
+    },
+
+    /** Make this connection the sessions' runner: pushes for them go here from now on. */
+    async bindRunner(caller: Caller, connectionId: string, sessionIds: string[]): Promise<void> {
       await Promise.all(
         sessionIds.map((sessionId) =>
           db.send(

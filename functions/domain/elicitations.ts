@@ -108,7 +108,7 @@ export function createElicitations(ctx: Context, sessions: Sessions, delivery: D
     requireOwner(caller, existing);
     if (existing.status === "pending" && existing.block_state === "released") await rearm(existing);
     if (connection) await attach(existing, connection);
-    return { created: false, elicitation_id: existing.elicitation_id, deadline: existing.deadline };
+    return { created: false, elicitation_id: existing.elicitation_id, deadline: existing.deadline, session_runner: undefined as string | undefined };
   }
 
   /** A re-publish after a failed notice delivery arms the block again (PROTOCOL rule 4). */
@@ -183,7 +183,7 @@ export function createElicitations(ctx: Context, sessions: Sessions, delivery: D
           ],
         }),
       );
-      return { created: true, elicitation_id: elicitationId, deadline: item.deadline };
+      return { created: true, elicitation_id: elicitationId, deadline: item.deadline, session_runner: session.runner_connection_id };
     } catch (error) {
       if (!lostCondition(error)) throw error;
       return republish(caller, { ...input, elicitation_id: elicitationId }, connection);

@@ -2,7 +2,7 @@
 import { requireOwner, requireRole } from "./access.js";
 import type { Connections } from "./connections.js";
 import type { Context } from "./context.js";
-import type { Elicitations } from "./elicitations.js";
+import type { Elicitations, RaiseInput } from "./elicitations.js";
 import { TOLLGATE } from "./elicitations.js";
 import { keys } from "./keys.js";
 import type { Caller, Connection, ElicitationItem, PendingRow } from "./items.js";
@@ -17,14 +17,10 @@ export function createRunners(ctx: Context, sessions: Sessions, connections: Con
      * elicitations that resolved meanwhile, and the messages queued for these sessions.
      */
     async hello(caller: Caller, connection: Connection, input: { sessions: SessionRegistration[]; resume?: string[]; ref?: unknown }) {
-      requireRole(caller, "registerSession");
-      const registered = [];
-      for (const reg of input.sessions) registered.push(await sessions.register(caller, reg));
-      await connections.bindSessions(
-        caller,
-        connection.id,
-        registered.map((s) => s.session_id),
-      );
+      const prepared = await sessions.prepare(caller, input.sessions);
+      await connections.track(caller, connection.id, prepared.ids);
+      const registered = await prepared.apply();
+      await connections.bindRunner(caller, connection.id, prepared.ids);
       await ctx.push.send(connection.id, { type: "hello.ok", connection_id: connection.id, ...(input.ref !== undefined ? { ref: input.ref } : {}) });
       for (const id of new Set(input.resume ?? [])) {
         const item = await elicitations.find(caller.tenant, id);
@@ -32,6 +28,16 @@ export function createRunners(ctx: Context, sessions: Sessions, connections: Con
         await elicitations.attach(item, connection);
       }
       for (const session of registered) await messages.flush(caller.tenant, session.session_id);
+    },
+
+    /** `elicit` over a socket: its session is bound to this connection too, so the runner-gone path sees it. */
+    async elicit(caller: Caller, connection: Connection, input: RaiseInput) {
+      const raised = await elicitations.raise(caller, input, connection);
+      if (raised.session_runner !== connection.id) {
+        await connections.track(caller, connection.id, [input.session_id]);
+        await connections.bindRunner(caller, connection.id, [input.session_id]);
+      }
+      return raised;
     },
 
     /** Cancel every pending elicitation of a run (PROTOCOL rule 7); descendants through their mirror rows. */

@@ -48,64 +48,99 @@ export function createSessions(ctx: Context) {
     return item;
   }
 
-  async function create(caller: Caller, reg: SessionRegistration): Promise<SessionItem | undefined> {
+  /** What registering does, decided from reads alone: a new item, or the existing one with its new title. */
+  type Plan = { create: SessionItem } | { existing: SessionItem; title?: string };
+
+  function planUpdate(caller: Caller, existing: SessionItem, reg: SessionRegistration): Plan {
+    requireOwner(caller, existing);
+    if (reg.parent_session_id !== undefined && reg.parent_session_id !== existing.parent_session_id) {
+      throw new ProtocolError("conflict", "a session's parent cannot change");
+    }
+    return { existing, title: reg.title !== undefined && reg.title !== existing.title ? reg.title : undefined };
+  }
+
+  /** `planned`: sessions earlier in the same request, which later ones may name as parent. */
+  async function plan(caller: Caller, reg: SessionRegistration, planned = new Map<string, SessionItem>()): Promise<Plan> {
+    const existing = planned.get(reg.session_id) ?? (await ops.get<SessionItem>(keys.session(caller.tenant, reg.session_id)));
+    if (existing) return planUpdate(caller, existing, reg);
     let ancestors: string[] = [];
     if (reg.parent_session_id !== undefined) {
       if (reg.parent_session_id === reg.session_id) throw new ProtocolError("conflict", "a session cannot be its own parent");
-      const parent = await ops.get<SessionItem>(keys.session(caller.tenant, reg.parent_session_id));
+      const parent = planned.get(reg.parent_session_id) ?? (await ops.get<SessionItem>(keys.session(caller.tenant, reg.parent_session_id)));
       if (!parent) throw notFound("parent session");
       ancestors = [...parent.ancestors, parent.session_id];
       if (ancestors.length > LIMITS.ancestorDepth) throw badRequest(`sessions nest at most ${LIMITS.ancestorDepth} deep`);
     }
     const now = ctx.iso();
-    const item: SessionItem = {
-      ...keys.session(caller.tenant, reg.session_id),
-      kind: "session",
-      tenant: caller.tenant,
-      session_id: reg.session_id,
-      parent_session_id: reg.parent_session_id,
-      ancestors,
-      title: reg.title,
-      owner_sub: caller.sub,
-      pending_count: 0,
-      created_at: now,
-      updated_at: now,
-      tenant_pk: keys.tenantIndex(caller.tenant),
-      session_sk: reg.session_id,
+    return {
+      create: {
+        ...keys.session(caller.tenant, reg.session_id),
+        kind: "session",
+        tenant: caller.tenant,
+        session_id: reg.session_id,
+        parent_session_id: reg.parent_session_id,
+        ancestors,
+        title: reg.title,
+        owner_sub: caller.sub,
+        pending_count: 0,
+        created_at: now,
+        updated_at: now,
+        tenant_pk: keys.tenantIndex(caller.tenant),
+        session_sk: reg.session_id,
+      },
     };
-    try {
-      await db.send(new PutCommand({ TableName: table, Item: item, ConditionExpression: "attribute_not_exists(pk)" }));
-      return item;
-    } catch (error) {
-      if (lostCondition(error)) return undefined; // registered concurrently: treat as existing
-      throw error;
-    }
   }
 
-  async function update(caller: Caller, existing: SessionItem, reg: SessionRegistration): Promise<SessionItem> {
-    requireOwner(caller, existing);
-    if (reg.parent_session_id !== undefined && reg.parent_session_id !== existing.parent_session_id) {
-      throw new ProtocolError("conflict", "a session's parent cannot change");
+  async function apply(caller: Caller, reg: SessionRegistration, p: Plan): Promise<SessionItem> {
+    if ("create" in p) {
+      try {
+        await db.send(new PutCommand({ TableName: table, Item: p.create, ConditionExpression: "attribute_not_exists(pk)" }));
+        return p.create;
+      } catch (error) {
+        if (!lostCondition(error)) throw error;
+        return apply(caller, reg, planUpdate(caller, await find(caller.tenant, reg.session_id), reg)); // registered concurrently
+      }
     }
-    if (reg.title === undefined || reg.title === existing.title) return existing;
+    if (p.title === undefined) return p.existing;
     const out = await db.send(
       new UpdateCommand({
         TableName: table,
         Key: keys.session(caller.tenant, reg.session_id),
         UpdateExpression: "SET title = :title, updated_at = :now",
-        ExpressionAttributeValues: { ":title": reg.title, ":now": ctx.iso() },
+        ExpressionAttributeValues: { ":title": p.title, ":now": ctx.iso() },
         ReturnValues: "ALL_NEW",
       }),
     );
     return out.Attributes as SessionItem;
   }
 
-  /** Create or update a session (PUT /v1/sessions/{id}, `hello`). */
+  /** Create or update a session (PUT /v1/sessions/{id}). */
   async function register(caller: Caller, reg: SessionRegistration): Promise<SessionItem> {
     requireRole(caller, "registerSession");
-    const existing = await ops.get<SessionItem>(keys.session(caller.tenant, reg.session_id));
-    if (existing) return update(caller, existing, reg);
-    return (await create(caller, reg)) ?? update(caller, await find(caller.tenant, reg.session_id), reg);
+    return apply(caller, reg, await plan(caller, reg));
+  }
+
+  /**
+   * Check every registration of a `hello` before the first write, so a refused one changes nothing;
+   * `apply` then writes them in order (a parent before the children that name it).
+   */
+  async function prepare(caller: Caller, regs: SessionRegistration[]) {
+    requireRole(caller, "registerSession");
+    const planned = new Map<string, SessionItem>();
+    const plans: Plan[] = [];
+    for (const reg of regs) {
+      const p = await plan(caller, reg, planned);
+      planned.set(reg.session_id, "create" in p ? p.create : p.existing);
+      plans.push(p);
+    }
+    return {
+      ids: [...planned.keys()],
+      async apply(): Promise<SessionItem[]> {
+        const done: SessionItem[] = [];
+        for (const [i, reg] of regs.entries()) done.push(await apply(caller, reg, plans[i]));
+        return done;
+      },
+    };
   }
 
   async function page(index: { name: string; partitionKey: string }, tenant: string, limit: number, after?: string) {
@@ -126,6 +161,7 @@ export function createSessions(ctx: Context) {
   return {
     find,
     register,
+    prepare,
 
     /** A page of the tenant's sessions in id order; `pending` keeps only those awaiting approval. */
     async list(caller: Caller, options: { limit: number; after?: string; pending: boolean }) {
