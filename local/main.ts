@@ -1,6 +1,7 @@
 /** `npm start`: Tollgate on this machine. See README.md and PROTOCOL.md "Local runtime". */
 import { env } from "../functions/shared/env.js";
 import { MissingJavaError } from "./dynamodb.js";
+import { attributeInvocations } from "./lambda.js";
 import { startRuntime } from "./runtime.js";
 import { mintToken } from "./tokens.js";
 
@@ -9,6 +10,7 @@ const DEV_SECRET = "tollgate-local-development-secret";
 const seconds = (name: string) => (process.env[name] ? Number(process.env[name]) : undefined);
 
 async function main() {
+  attributeInvocations(false); // nobody here asks which function made an AWS call
   const configured = Boolean(process.env[env.jwtSecret]);
   const secret = process.env[env.jwtSecret] || DEV_SECRET;
   const runtime = await startRuntime({
