@@ -32,7 +32,7 @@ it("keeps every verdict exact under disconnects and duplicate deliveries", { tim
     while (cutting) {
       const victim = runners[Math.floor(Math.random() * RUNNERS)];
       if (victim.connectionId) await connections.send(new DeleteConnectionCommand({ ConnectionId: victim.connectionId })).catch(() => undefined);
-      await sleep(60);
+      await sleep(250);
     }
   })();
 
@@ -66,7 +66,7 @@ it("keeps every verdict exact under disconnects and duplicate deliveries", { tim
       for (const id of answerable.filter((_, k) => k % 20 === h)) {
         const session = `conv_chaos_${id.split("_")[2]}`;
         const body = { type: "approval", elicitation_id: id, action: Math.random() < 0.5 ? "accept" : "decline" };
-        await eventually(async () => expect((await t.http(human, "GET", `/v1/elicitations/${id}`)).status).toBe(200));
+        await eventually(async () => expect((await t.http(human, "GET", `/v1/elicitations/${id}`)).status).toBe(200), 60_000);
         const first = await t.http(humans[h], "POST", `/v1/sessions/${session}/events`, body);
         expect([200, 409]).toContain(first.status);
         if (Math.random() < 0.3) expect([200, 409]).toContain((await t.http(humans[h], "POST", `/v1/sessions/${session}/events`, body)).status);
