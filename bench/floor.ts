@@ -1,0 +1,126 @@
+/**
+ * The floor: what no design could beat on this machine, measured in the same run as the figures it
+ * scales. A raw WebSocket echo round trip (server and client in this process) plus one conditional
+ * UpdateItem against the same DynamoDB Local the runtime uses, on a table with the same stream setting.
+ */
+import { CreateTableCommand, DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { BatchWriteCommand, DynamoDBDocumentClient, GetCommand, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import WebSocket, { WebSocketServer } from "ws";
+import { now } from "./stats.js";
+
+const credentials = { accessKeyId: "local", secretAccessKey: "local" };
+
+/**
+ * One table for every floor measurement of a run, without a stream. DynamoDB Local's writes get
+ * slower with every further stream-enabled table it holds (measured: 1.2 ms per UpdateItem with one
+ * such table, 8 ms with six), so the floor must not add one next to Tollgate's: it would slow the
+ * runtime down, and itself. With one stream-enabled table a write costs what it costs without one.
+ */
+let created: Promise<string> | undefined;
+function floorTable(client: DynamoDBClient): Promise<string> {
+  created ??= client
+    .send(
+      new CreateTableCommand({
+        TableName: "bench-floor",
+        BillingMode: "PAY_PER_REQUEST",
+        AttributeDefinitions: [{ AttributeName: "pk", AttributeType: "S" }],
+        KeySchema: [{ AttributeName: "pk", KeyType: "HASH" }],
+      }),
+    )
+    .then(() => "bench-floor");
+  return created;
+}
+
+export async function floorPhase(dynamoEndpoint: string, samples: number, tag: string) {
+  const client = new DynamoDBClient({ endpoint: dynamoEndpoint, region: "us-east-1", credentials });
+  const db = DynamoDBDocumentClient.from(client);
+  const table = await floorTable(client);
+  for (let i = 0; i < samples; i += 25) {
+    const batch = Array.from({ length: Math.min(25, samples - i) }, (_, j) => ({ PutRequest: { Item: { pk: `${tag}-f${i + j}`, status: "pending" } } }));
+    await db.send(new BatchWriteCommand({ RequestItems: { [table]: batch } }));
+  }
+  const server = new WebSocketServer({ host: "127.0.0.1", port: 0, perMessageDeflate: false });
+  server.on("connection", (ws) => ws.on("message", (data, binary) => ws.send(data, { binary })));
+  await new Promise<void>((r) => server.once("listening", () => r()));
+  const port = (server.address() as { port: number }).port;
+  const ws = new WebSocket(`ws://127.0.0.1:${port}`, { perMessageDeflate: false });
+  await new Promise<void>((r, f) => (ws.once("open", () => r()), ws.once("error", f)));
+  let echoed: (() => void) | undefined;
+  ws.on("message", () => echoed?.());
+  const frame = JSON.stringify({ type: "elicitation.verdict", elicitation_id: "elicit_0123456789abcdef", session_id: "bench_rt", action: "accept", reason: "answered" });
+  const total: number[] = [];
+  const echo: number[] = [];
+  const update: number[] = [];
+  for (let i = 0; i < samples; i++) {
+    const t0 = now();
+    await new Promise<void>((r) => {
+      echoed = r;
+      ws.send(frame);
+    });
+    const t1 = now();
+    await db.send(
+      new UpdateCommand({
+        TableName: table,
+        Key: { pk: `${tag}-f${i}` },
+        UpdateExpression: "SET #s = :resolved, verdict = :v",
+        ConditionExpression: "#s = :pending",
+        ExpressionAttributeNames: { "#s": "status" },
+        ExpressionAttributeValues: { ":resolved": "resolved", ":pending": "pending", ":v": { action: "accept", reason: "answered" } },
+      }),
+    );
+    const t2 = now();
+    echo.push(t1 - t0);
+    update.push(t2 - t1);
+    total.push(t2 - t0);
+  }
+  // The design's own floor: the DynamoDB calls a verdict cannot do without, issued directly, plus the
+  // echo: read the elicitation (GetItem), count the token's verdict (conditional UpdateItem), resolve
+  // (TransactWriteItems: the elicitation pending -> resolved with its delivery claim, its pending row,
+  // the session's count). What the runtime adds on top of this is its own overhead.
+  const design: number[] = [];
+  const designSamples = Math.min(samples, 1000);
+  for (let i = 0; i < designSamples; i += 25) {
+    const batch = Array.from({ length: Math.min(25, designSamples - i) }, (_, j) => ({ PutRequest: { Item: { pk: `${tag}-d${i + j}`, status: "pending", connection_id: "c1" } } }));
+    await db.send(new BatchWriteCommand({ RequestItems: { [table]: batch } }));
+  }
+  for (let i = 0; i < designSamples; i++) {
+    const t0 = now();
+    await new Promise<void>((r) => {
+      echoed = r;
+      ws.send(frame);
+    });
+    await db.send(new GetCommand({ TableName: table, Key: { pk: `${tag}-d${i}` }, ConsistentRead: true }));
+    await db.send(
+      new UpdateCommand({
+        TableName: table,
+        Key: { pk: "rate" },
+        UpdateExpression: "ADD n :one",
+        ConditionExpression: "attribute_not_exists(n) OR n < :limit",
+        ExpressionAttributeValues: { ":one": 1, ":limit": 1_000_000 },
+      }),
+    );
+    await db.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: table,
+              Key: { pk: `${tag}-d${i}` },
+              UpdateExpression: "SET #s = :resolved, verdict = :v, delivered_to = :c",
+              ConditionExpression: "#s = :pending AND connection_id = :c",
+              ExpressionAttributeNames: { "#s": "status" },
+              ExpressionAttributeValues: { ":resolved": "resolved", ":pending": "pending", ":v": { action: "accept", reason: "answered" }, ":c": "c1" },
+            },
+          },
+          { Delete: { TableName: table, Key: { pk: `${tag}-p${i}` } } },
+          { Update: { TableName: table, Key: { pk: "session" }, UpdateExpression: "ADD pending_count :minus", ExpressionAttributeValues: { ":minus": -1 } } },
+        ],
+      }),
+    );
+    design.push(now() - t0);
+  }
+  ws.close();
+  await new Promise<void>((r) => server.close(() => r()));
+  client.destroy();
+  return { total, echo, update, design };
+}
