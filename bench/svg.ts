@@ -9,8 +9,9 @@ export interface Curve {
 }
 
 const W = 760;
-const H = 420;
-const M = { left: 64, right: 24, top: 40, bottom: 56 };
+const LEGEND_H = 64;
+const H = 420 + LEGEND_H;
+const M = { left: 64, right: 24, top: 40, bottom: 56 + LEGEND_H };
 
 const esc = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 const fmt = (ms: number) => (ms >= 1 ? `${ms}` : ms.toString());
@@ -46,7 +47,7 @@ export function cdfSvg(title: string, subtitle: string, curves: Curve[]): string
   out.push(`<line x1="${M.left}" y1="${y(0.99).toFixed(1)}" x2="${M.left + plotW}" y2="${y(0.99).toFixed(1)}" stroke="#999" stroke-dasharray="2 3"/>`);
   out.push(`<text x="${M.left + plotW - 4}" y="${(y(0.99) - 4).toFixed(1)}" text-anchor="end" fill="#777">p99</text>`);
   out.push(`<rect x="${M.left}" y="${M.top}" width="${plotW}" height="${plotH}" fill="none" stroke="#888"/>`);
-  out.push(`<text x="${M.left + plotW / 2}" y="${H - 16}" text-anchor="middle" fill="#222">latency, ms (log scale)</text>`);
+  out.push(`<text x="${M.left + plotW / 2}" y="${M.top + plotH + 36}" text-anchor="middle" fill="#222">latency, ms (log scale)</text>`);
   out.push(`<text transform="translate(16 ${M.top + plotH / 2}) rotate(-90)" text-anchor="middle" fill="#222">fraction of samples at or below</text>`);
   for (const c of curves) {
     // A step function: each sample's quantile is reached at its latency.
@@ -59,13 +60,10 @@ export function cdfSvg(title: string, subtitle: string, curves: Curve[]): string
     }
     out.push(`<path d="${d}" fill="none" stroke="${c.color}" stroke-width="2"${c.dashed ? ' stroke-dasharray="6 4"' : ""}/>`);
   }
-  // Legend in the bottom right, where a CDF has no points (slow and rare).
-  const boxH = curves.length * 18 + 10;
-  const lx = M.left + plotW - 290;
-  const top = M.top + plotH - boxH - 8;
-  out.push(`<rect x="${lx - 8}" y="${top}" width="290" height="${boxH}" fill="#ffffff" fill-opacity="0.92" stroke="#ccc"/>`);
+  // Legend under the plot, two columns, so it never hides a curve.
   curves.forEach((c, i) => {
-    const ly = top + 18 + i * 18;
+    const lx = M.left + (i % 2) * (plotW / 2);
+    const ly = H - LEGEND_H + 16 + Math.floor(i / 2) * 18;
     out.push(`<line x1="${lx}" y1="${ly - 4}" x2="${lx + 24}" y2="${ly - 4}" stroke="${c.color}" stroke-width="2"${c.dashed ? ' stroke-dasharray="6 4"' : ""}/>`);
     out.push(`<text x="${lx + 30}" y="${ly}" fill="#222">${esc(c.label)}</text>`);
   });
