@@ -1,13 +1,20 @@
 /** Small helpers over the DynamoDB document client that every domain module shares. */
-import { GetCommand, QueryCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { GetCommand, QueryCommand, type DynamoDBDocumentClient, type TransactWriteCommandInput } from "@aws-sdk/lib-dynamodb";
 
 export type Key = { pk: string; sk: string };
+export type TransactItem = NonNullable<TransactWriteCommandInput["TransactItems"]>[number];
 
 /** True when a write lost its condition, alone or inside a transaction. */
 export function lostCondition(error: unknown): boolean {
   const e = error as { name?: string; CancellationReasons?: { Code?: string }[] };
   if (e?.name === "ConditionalCheckFailedException") return true;
   return e?.name === "TransactionCanceledException" && (e.CancellationReasons ?? []).some((r) => r.Code === "ConditionalCheckFailed");
+}
+
+/** True when the transaction was cancelled by the condition of its item at `index`. */
+export function failedConditionAt(error: unknown, index: number): boolean {
+  const e = error as { name?: string; CancellationReasons?: { Code?: string }[] };
+  return e?.name === "TransactionCanceledException" && e.CancellationReasons?.[index]?.Code === "ConditionalCheckFailed";
 }
 
 export function tableOps(db: DynamoDBDocumentClient, table: string) {

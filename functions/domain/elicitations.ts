@@ -12,11 +12,11 @@ import { requireOwner, requireRole } from "./access.js";
 import { canonicalJson, hashOf } from "./canonical.js";
 import { checkContent } from "./content.js";
 import type { Context } from "./context.js";
-import { lostCondition } from "./db.js";
+import { failedConditionAt, lostCondition, type TransactItem } from "./db.js";
 import type { Delivery, VerdictFrame } from "./delivery.js";
 import { keys } from "./keys.js";
 import { isResolved, paramsOf, requestEvent, verdictFrame, type Caller, type Connection, type ElicitationItem, type Reason, type Verdict } from "./items.js";
-import type { RateLimiter } from "./rate-limit.js";
+import type { RateCharge, RateLimiter } from "./rate-limit.js";
 import type { Sessions } from "./sessions.js";
 
 export interface RaiseInput {
@@ -39,6 +39,8 @@ export interface Resolution {
   bound_to?: string;
   /** Bind it to this connection as it resolves and claim its delivery there: the verdict goes out as the reply (runner cancel). */
   reply_to?: string;
+  /** Count the call against its caller's rate limit, in the resolving write. */
+  charge?: RateCharge;
 }
 
 export type Resolved = ElicitationItem & { verdict: Verdict };
@@ -134,7 +136,6 @@ export function createElicitations(ctx: Context, sessions: Sessions, delivery: D
     if (Buffer.byteLength(JSON.stringify(input.params)) > LIMITS.paramsBytes) throw new ProtocolError("payload_too_large", "params are larger than 24 KiB");
     const session = await sessions.find(caller.tenant, input.session_id);
     requireOwner(caller, session);
-    await limiter?.take(caller, "raise"); // after every check, before the first write
     const elicitationId = input.elicitation_id ?? `elicit_${randomUUID()}`;
     const now = ctx.now();
     const createdAt = new Date(now).toISOString();
@@ -157,35 +158,37 @@ export function createElicitations(ctx: Context, sessions: Sessions, delivery: D
       ...(session.parent_session_id ? { block_state: "armed" as const, block_round: 1 } : {}),
     };
     const eventJson = JSON.stringify(requestEvent(item));
+    const charge = limiter?.charge(caller, "raise");
+    const writes: TransactItem[] = [
+      { Put: { TableName: table, Item: item, ConditionExpression: "attribute_not_exists(pk)" } },
+      {
+        Put: {
+          TableName: table,
+          Item: { ...keys.pending(caller.tenant, session.session_id, createdAt, elicitationId), kind: "pending", elicitation_id: elicitationId, event_json: eventJson },
+        },
+      },
+      ...session.ancestors.map((ancestor) => ({
+        Put: { TableName: table, Item: { ...keys.descendant(caller.tenant, ancestor, createdAt, elicitationId), kind: "descendant", elicitation_id: elicitationId, event_json: eventJson } },
+      })),
+      {
+        Update: {
+          TableName: table,
+          Key: keys.session(caller.tenant, session.session_id),
+          UpdateExpression: "ADD pending_count :one SET pending_pk = :tenant, updated_at = :now",
+          ConditionExpression: "attribute_exists(pk)",
+          ExpressionAttributeValues: { ":one": 1, ":tenant": keys.tenantIndex(caller.tenant), ":now": createdAt },
+        },
+      },
+      ...(charge ? [charge.write] : []),
+    ];
     try {
-      await db.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            { Put: { TableName: table, Item: item, ConditionExpression: "attribute_not_exists(pk)" } },
-            {
-              Put: {
-                TableName: table,
-                Item: { ...keys.pending(caller.tenant, session.session_id, createdAt, elicitationId), kind: "pending", elicitation_id: elicitationId, event_json: eventJson },
-              },
-            },
-            ...session.ancestors.map((ancestor) => ({
-              Put: { TableName: table, Item: { ...keys.descendant(caller.tenant, ancestor, createdAt, elicitationId), kind: "descendant", elicitation_id: elicitationId, event_json: eventJson } },
-            })),
-            {
-              Update: {
-                TableName: table,
-                Key: keys.session(caller.tenant, session.session_id),
-                UpdateExpression: "ADD pending_count :one SET pending_pk = :tenant, updated_at = :now",
-                ConditionExpression: "attribute_exists(pk)",
-                ExpressionAttributeValues: { ":one": 1, ":tenant": keys.tenantIndex(caller.tenant), ":now": createdAt },
-              },
-            },
-          ],
-        }),
-      );
+      await db.send(new TransactWriteCommand({ TransactItems: writes }));
       return { created: true, elicitation_id: elicitationId, deadline: item.deadline, session_runner: session.runner_connection_id };
     } catch (error) {
       if (!lostCondition(error)) throw error;
+      // An id that exists is a re-publish, which counts nothing; otherwise the count may be what refused it.
+      const refused = failedConditionAt(error, 0) ? undefined : charge?.refusal(error, writes.length - 1);
+      if (refused) throw refused;
       return republish(caller, { ...input, elicitation_id: elicitationId }, connection);
     }
   }
@@ -208,45 +211,46 @@ export function createElicitations(ctx: Context, sessions: Sessions, delivery: D
     const bound = r.bound_to !== undefined ? " AND connection_id = :bound" : "";
     // Bound to a runner: claim its delivery in this write, on condition the binding still holds (DESIGN-NOTES 1, 2).
     const claim = !r.reply_to && item.connection_id && attempt < CLAIM_ATTEMPTS ? item.connection_id : undefined;
+    const writes: TransactItem[] = [
+      {
+        Update: {
+          TableName: table,
+          Key: keys.elicitation(r.tenant, r.elicitation_id),
+          UpdateExpression: `SET #s = :resolved, verdict = :verdict, expires_at = :ttl${r.reply_to ? REPLY_CLAIM : claim ? BOUND_CLAIM : ""}`,
+          ConditionExpression: `#s = :pending${bound}${claim ? " AND connection_id = :claim" : ""}`,
+          ExpressionAttributeNames: { "#s": "status" },
+          ExpressionAttributeValues: {
+            ":resolved": "resolved",
+            ":pending": "pending",
+            ":verdict": verdict,
+            ":ttl": Math.floor(ctx.now() / 1000) + ctx.config.resolvedRetentionSeconds,
+            ...(r.bound_to !== undefined ? { ":bound": r.bound_to } : {}),
+            ...(r.reply_to ? { ":reply": r.reply_to, ":now": ctx.iso() } : {}),
+            ...(claim ? { ":claim": claim, ":now": ctx.iso() } : {}),
+          },
+        },
+      },
+      { Delete: { TableName: table, Key: keys.pending(r.tenant, item.session_id, item.created_at, item.elicitation_id) } },
+      ...item.ancestors.map((ancestor) => ({
+        Delete: { TableName: table, Key: keys.descendant(r.tenant, ancestor, item.created_at, item.elicitation_id) },
+      })),
+      {
+        Update: {
+          TableName: table,
+          Key: keys.session(r.tenant, item.session_id),
+          UpdateExpression: "ADD pending_count :minus SET updated_at = :now",
+          ExpressionAttributeValues: { ":minus": -1, ":now": verdict.resolved_at },
+        },
+      },
+      ...(r.charge ? [r.charge.write] : []),
+    ];
     try {
-      await db.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Update: {
-                TableName: table,
-                Key: keys.elicitation(r.tenant, r.elicitation_id),
-                UpdateExpression: `SET #s = :resolved, verdict = :verdict, expires_at = :ttl${r.reply_to ? REPLY_CLAIM : claim ? BOUND_CLAIM : ""}`,
-                ConditionExpression: `#s = :pending${bound}${claim ? " AND connection_id = :claim" : ""}`,
-                ExpressionAttributeNames: { "#s": "status" },
-                ExpressionAttributeValues: {
-                  ":resolved": "resolved",
-                  ":pending": "pending",
-                  ":verdict": verdict,
-                  ":ttl": Math.floor(ctx.now() / 1000) + ctx.config.resolvedRetentionSeconds,
-                  ...(r.bound_to !== undefined ? { ":bound": r.bound_to } : {}),
-                  ...(r.reply_to ? { ":reply": r.reply_to, ":now": ctx.iso() } : {}),
-                  ...(claim ? { ":claim": claim, ":now": ctx.iso() } : {}),
-                },
-              },
-            },
-            { Delete: { TableName: table, Key: keys.pending(r.tenant, item.session_id, item.created_at, item.elicitation_id) } },
-            ...item.ancestors.map((ancestor) => ({
-              Delete: { TableName: table, Key: keys.descendant(r.tenant, ancestor, item.created_at, item.elicitation_id) },
-            })),
-            {
-              Update: {
-                TableName: table,
-                Key: keys.session(r.tenant, item.session_id),
-                UpdateExpression: "ADD pending_count :minus SET updated_at = :now",
-                ExpressionAttributeValues: { ":minus": -1, ":now": verdict.resolved_at },
-              },
-            },
-          ],
-        }),
-      );
+      await db.send(new TransactWriteCommand({ TransactItems: writes }));
     } catch (error) {
       if (!lostCondition(error)) throw error;
+      // Resolved meanwhile: the standing verdict answers, and nothing is counted. Still pending: the count refused it.
+      const refused = failedConditionAt(error, 0) ? undefined : r.charge?.refusal(error, writes.length - 1);
+      if (refused) throw refused;
       // Another path resolved it first, or (runner gone) a resume rebound it meanwhile.
       const current = (await find(r.tenant, r.elicitation_id)) ?? item;
       // Still pending: only our claim's binding moved (a resume or a re-sent elicit). Resolve with the binding as it stands.
@@ -282,7 +286,6 @@ export function createElicitations(ctx: Context, sessions: Sessions, delivery: D
       if (!item || item.session_id !== sessionId) throw notFound("elicitation");
       if (input.content !== undefined && input.action !== "accept") throw badRequest("content comes only with accept");
       if (item.status === "pending") checkContent(paramsOf(item).requestedSchema, input.content);
-      await limiter?.take(caller, "verdict"); // after every check, before the first write
       const { item: standing } = await resolve(
         {
           tenant: caller.tenant,
@@ -292,6 +295,7 @@ export function createElicitations(ctx: Context, sessions: Sessions, delivery: D
           content: input.content,
           reason: "answered",
           resolved_by: caller.sub,
+          charge: limiter?.charge(caller, "verdict"),
         },
         item,
       );

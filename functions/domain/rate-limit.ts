@@ -1,12 +1,13 @@
 /**
  * Per-token rate limits on raises and verdicts (docs/security.md): a fixed one-minute window per
- * tenant, sub and operation, counted by one conditional `UpdateItem` that refuses to count past the
- * limit. A refused call writes nothing; the counter item expires through the table's TTL.
+ * tenant, sub and operation, counted by one conditional update that refuses to count past the
+ * limit. The update is one more item of the call's own transaction, so a refused call writes
+ * nothing, a call refused for any other reason counts nothing, and the count costs no extra round
+ * trip. The counter item expires through the table's TTL.
  */
-import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import { rateLimited } from "../shared/errors.js";
+import { rateLimited, type ProtocolError } from "../shared/errors.js";
 import type { Context } from "./context.js";
-import { lostCondition } from "./db.js";
+import { failedConditionAt, type TransactItem } from "./db.js";
 import type { Caller } from "./items.js";
 
 export type RateLimitedOperation = "raise" | "verdict";
@@ -24,23 +25,27 @@ export const rateKey = (tenant: string, operation: RateLimitedOperation, sub: st
   sk: new Date(windowStart).toISOString(),
 });
 
+/** One call's count: a transaction item, and the refusal to give when its condition cancelled the transaction. */
+export interface RateCharge {
+  readonly write: TransactItem;
+  /** `rate_limited` if this charge, at `index` in the transaction, is what cancelled it. */
+  refusal(error: unknown, index: number): ProtocolError | undefined;
+}
+
 export function createRateLimiter(ctx: Context) {
   const limitOf = (operation: RateLimitedOperation) =>
     operation === "raise" ? ctx.config.rateLimits.raisesPerMinute : ctx.config.rateLimits.verdictsPerMinute;
 
   return {
-    /**
-     * Count one call of `operation` by this caller, or refuse it with `rate_limited`. Call it after
-     * every other check of the request and before its first write.
-     */
-    async take(caller: Caller, operation: RateLimitedOperation): Promise<void> {
+    /** The count of one call of `operation` by this caller; undefined when that limit is off. */
+    charge(caller: Caller, operation: RateLimitedOperation): RateCharge | undefined {
       const limit = limitOf(operation);
-      if (!limit) return;
+      if (!limit) return undefined;
       const now = ctx.now();
       const windowStart = Math.floor(now / WINDOW_MS) * WINDOW_MS;
-      try {
-        await ctx.db.send(
-          new UpdateCommand({
+      return {
+        write: {
+          Update: {
             TableName: ctx.table,
             Key: rateKey(caller.tenant, operation, caller.sub, windowStart),
             UpdateExpression: "ADD n :one SET kind = :kind, expires_at = :ttl",
@@ -51,14 +56,15 @@ export function createRateLimiter(ctx: Context) {
               ":kind": "rate",
               ":ttl": Math.floor((windowStart + WINDOW_MS) / 1000) + KEEP_SECONDS,
             },
-          }),
-        );
-      } catch (error) {
-        if (!lostCondition(error)) throw error;
-        const retryAfter = Math.max(1, Math.ceil((windowStart + WINDOW_MS - now) / 1000));
-        const what = operation === "raise" ? "elicitations" : "verdicts";
-        throw rateLimited(`at most ${limit} ${what} per minute for this token; try again in ${retryAfter} s`, retryAfter);
-      }
+          },
+        },
+        refusal(error, index) {
+          if (!failedConditionAt(error, index)) return undefined;
+          const retryAfter = Math.max(1, Math.ceil((windowStart + WINDOW_MS - now) / 1000));
+          const what = operation === "raise" ? "elicitations" : "verdicts";
+          return rateLimited(`at most ${limit} ${what} per minute for this token; try again in ${retryAfter} s`, retryAfter);
+        },
+      };
     },
   };
 }

@@ -113,6 +113,31 @@ describe("verdicts", () => {
   });
 });
 
+describe("what counts", () => {
+  it("a re-publish, and a verdict on an elicitation already resolved, count nothing: the count is part of the write that changes something", async () => {
+    await freshWindow();
+    const runner = await t.token("runner", "repeater");
+    const human = await t.token("human", "late-clicker");
+    const colleague = await t.token("human", "quick-colleague");
+    await sessionFor(runner, "conv_repeat");
+    expect((await t.http(runner, "POST", "/v1/sessions/conv_repeat/events", raiseBody("el_rep"))).status).toBe(201);
+    // The same raise again, more often than the limit allows raises: each is a re-publish.
+    for (let i = 0; i < RAISES + 2; i++) expect((await t.http(runner, "POST", "/v1/sessions/conv_repeat/events", raiseBody("el_rep"))).status).toBe(200);
+    for (let i = 1; i < RAISES; i++) expect((await t.http(runner, "POST", "/v1/sessions/conv_repeat/events", raiseBody(`el_rep_${i}`))).status).toBe(201);
+    expect((await t.http(runner, "POST", "/v1/sessions/conv_repeat/events", raiseBody("el_rep_over"))).status).toBe(429);
+
+    expect((await t.http(colleague, "POST", "/v1/sessions/conv_repeat/events", { type: "approval", elicitation_id: "el_rep", action: "accept" })).status).toBe(200);
+    // Late clicks on what the colleague already answered: the same verdict is 200, another is 409; neither counts.
+    for (let i = 0; i < VERDICTS + 2; i++) {
+      expect((await t.http(human, "POST", "/v1/sessions/conv_repeat/events", { type: "approval", elicitation_id: "el_rep", action: "accept" })).status).toBe(200);
+      expect((await t.http(human, "POST", "/v1/sessions/conv_repeat/events", { type: "approval", elicitation_id: "el_rep", action: "decline" })).status).toBe(409);
+    }
+    for (let i = 1; i <= VERDICTS; i++) {
+      expect((await t.http(human, "POST", "/v1/sessions/conv_repeat/events", { type: "approval", elicitation_id: `el_rep_${i}`, action: "accept" })).status).toBe(200);
+    }
+  });
+});
+
 describe("configuration", () => {
   it("reads the limits from the environment: generous defaults, 0 turns a limit off", () => {
     expect(readConfig({}).rateLimits).toEqual(defaultRateLimits);
