@@ -3,6 +3,7 @@
  * Records of one item run in stream order, one after another; different items run side by side.
  * A failed record fails the later records of its item too, so a retry never reorders an item's
  * changes (Lambda retries from the lowest failed sequence number; every reaction is idempotent).
+ * The batch shares one audience, so each tenant's subscribers are read once per batch.
  */
 import { BatchProcessor, EventType, processPartialResponse } from "@aws-lambda-powertools/batch";
 import { unmarshall } from "@aws-sdk/util-dynamodb";
@@ -16,10 +17,11 @@ const itemKey = (record: DynamoDBRecord) => JSON.stringify(record.dynamodb?.Keys
 export const handler = async (event: DynamoDBStreamEvent, context: Context) => {
   const processor = new BatchProcessor(EventType.DynamoDBStreams);
   const previous = new Map<string, Promise<void>>();
+  const audience = domain().subscriptions.audience();
   const react = (record: DynamoDBRecord) => {
     const key = itemKey(record);
     const run = (previous.get(key) ?? Promise.resolve()).then(() =>
-      domain().react({ old: image(record.dynamodb?.OldImage), new: image(record.dynamodb?.NewImage) }),
+      domain().react({ old: image(record.dynamodb?.OldImage), new: image(record.dynamodb?.NewImage) }, audience),
     );
     previous.set(key, run);
     return run;

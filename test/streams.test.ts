@@ -1,13 +1,36 @@
-/** Issue 2: the streams handler is idempotent: the same batch twice leaves counts exact and sends nothing twice. */
+/**
+ * Issue 2: the streams handler is idempotent: the same batch twice leaves counts exact and sends nothing twice.
+ * And it reads each tenant's subscribers at most once per batch.
+ */
 import { DescribeStreamCommand, DynamoDBStreamsClient, GetRecordsCommand, GetShardIteratorCommand, type _Record } from "@aws-sdk/client-dynamodb-streams";
-import { DescribeTableCommand, DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { DescribeTableCommand, DynamoDBClient, GetItemCommand, PutItemCommand, QueryCommand } from "@aws-sdk/client-dynamodb";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { invoke } from "../local/lambda.js";
+import { invocation, invoke } from "../local/lambda.js";
 import { sleep, startTollgate, type Harness } from "./support/tollgate.js";
+
+/** What each streams invocation asked of the subscriber partitions and of `@connections`. */
+const streamsCalls = new Map<object, { subscriberQueries: string[]; pushes: string[] }>();
+// Observe (not replace) every SDK call: all clients share the base class's send.
+const base = Object.getPrototypeOf(DynamoDBClient.prototype) as { send: (...args: any[]) => Promise<unknown> };
+const send = base.send;
+base.send = function (this: unknown, command: any, ...rest: unknown[]) {
+  const store = invocation.getStore();
+  if (store?.functionName === "streams") {
+    const calls = streamsCalls.get(store) ?? { subscriberQueries: [], pushes: [] };
+    streamsCalls.set(store, calls);
+    const pk = command.input?.ExpressionAttributeValues?.[":pk"];
+    if (command.constructor.name === "QueryCommand" && String(pk).endsWith("#SUBSCRIBERS")) calls.subscriberQueries.push(pk);
+    if (command.constructor.name === "PostToConnectionCommand") calls.pushes.push(command.input.ConnectionId);
+  }
+  return send.call(this, command, ...rest);
+};
 
 let t: Harness;
 beforeAll(async () => (t = await startTollgate()));
-afterAll(() => t?.stop());
+afterAll(async () => {
+  base.send = send;
+  await t?.stop();
+});
 
 const credentials = { accessKeyId: "local", secretAccessKey: "local" };
 
@@ -57,4 +80,43 @@ it("replays of the same batch change no count and push no second verdict", async
   const after = await t.quietScan();
   const stable = (items: Record<string, any>[]) => items.filter((i) => i.sk.S !== "CONNECTION").map((i) => ({ ...i, updated_at: undefined }));
   expect(stable(after)).toEqual(stable(settled));
+});
+
+it("reads each tenant's subscribers once per batch, still reaches every subscriber and prunes a dead one", async () => {
+  const acme = await t.socket(await t.token("human"));
+  await acme.request({ action: "subscribe", sessions: "*" });
+  const globex = await t.socket(await t.token("human", "human-g", "globex"));
+  await globex.request({ action: "subscribe", sessions: "*" });
+  for (const tenant of ["acme", "globex"]) {
+    const runner = await t.socket(await t.token("runner", `runner-${tenant}`, tenant));
+    await runner.request({ action: "hello", sessions: [{ session_id: `audience_${tenant}` }] });
+    for (const id of ["a1", "a2"]) await runner.request({ action: "elicit", session_id: `audience_${tenant}`, elicitation_id: `${tenant}_${id}`, params: { message: "ok?" } });
+    await runner.request({ action: "cancel", elicitation_id: `${tenant}_a1` });
+  }
+  await t.quietScan();
+
+  // A subscriber whose connection died without a $disconnect: @connections answers 410.
+  const dynamo = new DynamoDBClient({ endpoint: t.runtime.dynamoEndpoint, region: "us-east-1", credentials });
+  const subscribers = await dynamo.send(new QueryCommand({ TableName: t.runtime.table, KeyConditionExpression: "pk = :pk", ExpressionAttributeValues: { ":pk": { S: "T#acme#SUBSCRIBERS" } } }));
+  const inbox = subscribers.Items![0].connection_id.S!;
+  const ghost = { pk: { S: "T#acme#SUBSCRIBERS" }, sk: { S: "C#ghost-connection" } };
+  await dynamo.send(new PutItemCommand({ TableName: t.runtime.table, Item: { ...ghost, connection_id: { S: "ghost-connection" }, all_sessions: { BOOL: true } } }));
+  const heard = globex.frames.length;
+  streamsCalls.clear();
+  const result = await invoke<{ batchItemFailures: unknown[] }>("streams", { Records: await allRecords() });
+  expect(result.batchItemFailures).toEqual([]);
+
+  // The replayed batch is the invocation that pushed the most (the poller may run small batches meanwhile).
+  const replay = [...streamsCalls.values()].sort((x, y) => y.pushes.length - x.pushes.length)[0];
+  expect(replay.subscriberQueries.sort()).toEqual(["T#acme#SUBSCRIBERS", "T#globex#SUBSCRIBERS"]);
+  const pushedTo = (id: string) => replay.pushes.filter((pushed) => pushed === id).length;
+  expect(pushedTo(inbox)).toBeGreaterThanOrEqual(5); // requests, resolved and badges
+  // Events side by side may all reach the dead connection before its 410 returns; later ones in an item's order do not.
+  expect(pushedTo("ghost-connection")).toBeGreaterThan(0);
+  expect(pushedTo("ghost-connection")).toBeLessThan(pushedTo(inbox));
+  expect((await dynamo.send(new GetItemCommand({ TableName: t.runtime.table, Key: ghost, ConsistentRead: true }))).Item).toBeUndefined();
+  // The other tenant's inbox heard its own events again, and only those.
+  await expect.poll(() => globex.frames.length - heard).toBeGreaterThanOrEqual(5);
+  expect(new Set(globex.frames.slice(heard).map((f) => f.session_id))).toEqual(new Set(["audience_globex"]));
+  dynamo.destroy();
 });

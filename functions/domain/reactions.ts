@@ -13,7 +13,7 @@ import { keys } from "./keys.js";
 import { badgeEvent, isResolved, requestEvent, resolvedEvent, type ConnectionItem, type ElicitationItem, type SessionItem } from "./items.js";
 import type { Connections } from "./connections.js";
 import type { Messages } from "./messages.js";
-import type { Subscriptions } from "./subscriptions.js";
+import type { Audience } from "./subscriptions.js";
 
 export interface Change {
   old?: Record<string, unknown>;
@@ -22,10 +22,10 @@ export interface Change {
 
 export function createReactions(
   ctx: Context,
-  parts: { elicitations: Elicitations; delivery: Delivery; escalation: Escalation; messages: Messages; subscriptions: Subscriptions; connections: Connections },
+  parts: { elicitations: Elicitations; delivery: Delivery; escalation: Escalation; messages: Messages; connections: Connections },
 ) {
-  const { elicitations, delivery, escalation, messages, subscriptions, connections } = parts;
-  const audience = (item: { session_id: string; ancestors?: string[] }) => [item.session_id, ...(item.ancestors ?? [])];
+  const { elicitations, delivery, escalation, messages, connections } = parts;
+  const sessionAndAncestors = (item: { session_id: string; ancestors?: string[] }) => [item.session_id, ...(item.ancestors ?? [])];
 
   async function scheduleDeadline(item: ElicitationItem) {
     const at = new Date(item.deadline);
@@ -40,22 +40,22 @@ export function createReactions(
     await ctx.timers.schedule("escalation", escalationKey(item), at, { tenant: item.tenant, elicitation_id: item.elicitation_id, round });
   }
 
-  async function onRaised(item: ElicitationItem) {
-    await subscriptions.publish(item.tenant, audience(item), requestEvent(item));
+  async function onRaised(item: ElicitationItem, audience: Audience) {
+    await audience.publish(item.tenant, sessionAndAncestors(item), requestEvent(item));
     await scheduleDeadline(item);
     if (item.block_state === "armed") await scheduleEscalation(item, Date.parse(item.created_at));
   }
 
-  async function onResolved(item: ElicitationItem) {
+  async function onResolved(item: ElicitationItem, audience: Audience) {
     if (!isResolved(item)) return;
-    await subscriptions.publish(item.tenant, audience(item), resolvedEvent(item));
+    await audience.publish(item.tenant, sessionAndAncestors(item), resolvedEvent(item));
     if (item.verdict.reason !== "timeout") await ctx.timers.cancel("deadline", `${item.tenant}-${item.elicitation_id}`);
     await escalation.settle(item);
   }
 
-  async function elicitationChanged(before: ElicitationItem | undefined, after: ElicitationItem) {
-    if (!before && after.status === "pending") await onRaised(after);
-    if (before?.status === "pending" && after.status === "resolved") await onResolved(after);
+  async function elicitationChanged(before: ElicitationItem | undefined, after: ElicitationItem, audience: Audience) {
+    if (!before && after.status === "pending") await onRaised(after, audience);
+    if (before?.status === "pending" && after.status === "resolved") await onResolved(after, audience);
     // Safety net of the verdict fast path: resolved, bound, and nobody claimed its delivery.
     if (isResolved(after) && after.connection_id && !after.delivered_to) await delivery.deliverVerdict(after);
     if (before && before.block_state !== "armed" && after.block_state === "armed" && after.status === "pending") await scheduleEscalation(after, ctx.now());
@@ -78,19 +78,20 @@ export function createReactions(
     }
   }
 
-  async function sessionChanged(before: SessionItem | undefined, after: SessionItem) {
+  async function sessionChanged(before: SessionItem | undefined, after: SessionItem, audience: Audience) {
     if ((before?.pending_count ?? 0) === after.pending_count) return;
-    await subscriptions.publish(after.tenant, audience(after), badgeEvent(after));
+    await audience.publish(after.tenant, sessionAndAncestors(after), badgeEvent(after));
     if (after.pending_count > 0) return;
     if (after.pending_pk) await dropFromPendingIndex(after);
     await messages.flush(after.tenant, after.session_id); // the gate opened: held messages go out in order
   }
 
-  return async function react(change: Change): Promise<void> {
+  /** React to one change of a stream batch; `audience` publishes for the whole batch. */
+  return async function react(change: Change, audience: Audience): Promise<void> {
     const after = change.new;
     if (!after) return;
-    if (after.kind === "elicitation") return elicitationChanged(change.old as ElicitationItem | undefined, after as unknown as ElicitationItem);
-    if (after.kind === "session") return sessionChanged(change.old as SessionItem | undefined, after as unknown as SessionItem);
+    if (after.kind === "elicitation") return elicitationChanged(change.old as ElicitationItem | undefined, after as unknown as ElicitationItem, audience);
+    if (after.kind === "session") return sessionChanged(change.old as SessionItem | undefined, after as unknown as SessionItem, audience);
     if (after.kind === "connection" && after.gone_at && !change.old?.gone_at) return connections.afterGone(after as unknown as ConnectionItem);
   };
 }

@@ -70,18 +70,33 @@ export function createSubscriptions(ctx: Context, sessions: Sessions) {
       }
     },
 
-    /** Push an event of a session to everyone subscribed to it or to one of its ancestors; prune the dead. */
-    async publish(tenant: string, sessionIds: string[], event: object): Promise<void> {
-      const rows = await subscribers(tenant);
-      const listening = rows.filter((row) => row.all_sessions || sessionIds.some((id) => row.session_ids?.has(id)));
-      await Promise.all(
-        listening.map(async (row) => {
-          if ((await ctx.push.send(row.connection_id, event)) === "gone") {
-            await db.send(new DeleteCommand({ TableName: table, Key: { pk: row.pk, sk: row.sk } }));
-          }
-        }),
-      );
+    /**
+     * The publisher of one stream batch: each tenant's subscribers are read once, at its first event,
+     * and serve the batch's later events. Every record of a batch was written before that read, so a
+     * subscriber that was there before a change still hears of it. A failed read fails every event
+     * waiting on it, so each of their records is retried.
+     */
+    audience() {
+      const lists = new Map<string, Promise<SubscriberRow[]>>();
+      const gone = new Set<string>(); // a 410 is for good: the batch's later events skip the connection
+      return {
+        /** Push an event of a session to everyone subscribed to it or to one of its ancestors; prune the dead. */
+        async publish(tenant: string, sessionIds: string[], event: object): Promise<void> {
+          if (!lists.has(tenant)) lists.set(tenant, subscribers(tenant));
+          const rows = await lists.get(tenant)!;
+          const listening = rows.filter((row) => !gone.has(row.connection_id) && (row.all_sessions || sessionIds.some((id) => row.session_ids?.has(id))));
+          await Promise.all(
+            listening.map(async (row) => {
+              if ((await ctx.push.send(row.connection_id, event)) === "gone") {
+                gone.add(row.connection_id);
+                await db.send(new DeleteCommand({ TableName: table, Key: { pk: row.pk, sk: row.sk } }));
+              }
+            }),
+          );
+        },
+      };
     },
   };
 }
 export type Subscriptions = ReturnType<typeof createSubscriptions>;
+export type Audience = ReturnType<Subscriptions["audience"]>;
