@@ -1,7 +1,25 @@
 /** Issue 4, rule 6: messages are held behind a pending approval, queued for an absent runner, never lost or doubled. */
+import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { invocation } from "../local/lambda.js";
 import type { SessionMessage } from "../sdk/runner.js";
 import { sleep, startTollgate, type Harness } from "./support/tollgate.js";
+
+/** The DynamoDB commands of each `POST .../messages`, by invocation. */
+const postMessageCalls = new Map<object, { command: string; input: any }[]>();
+// Observe (not replace) every SDK call: all clients share the base class's send.
+const base = Object.getPrototypeOf(DynamoDBClient.prototype) as { send: (...args: any[]) => Promise<unknown> };
+const baseSend = base.send;
+/** Runs (once) before the next flush lease is taken in a `POST .../messages`. */
+let beforeLease: (() => Promise<unknown>) | undefined;
+base.send = function (this: unknown, command: any, ...rest: unknown[]) {
+  const store = invocation.getStore();
+  if (store?.functionName !== "httpPostMessage") return baseSend.call(this, command, ...rest);
+  postMessageCalls.set(store, [...(postMessageCalls.get(store) ?? []), { command: command.constructor.name, input: command.input }]);
+  const hook = command.input?.UpdateExpression === "SET flush_lease = :until" ? beforeLease : undefined;
+  beforeLease = hook ? undefined : beforeLease;
+  return hook ? hook().then(() => baseSend.call(this, command, ...rest)) : baseSend.call(this, command, ...rest);
+};
 
 let t: Harness;
 let human: string;
@@ -12,7 +30,10 @@ beforeAll(async () => {
   human = await t.token("human");
   runner = await t.token("runner");
 });
-afterAll(() => t?.stop());
+afterAll(async () => {
+  base.send = baseSend;
+  await t?.stop();
+});
 
 const send = (session: string, text: string, from?: string) => t.http(runner, "POST", `/v1/sessions/${session}/messages`, { text, ...(from ? { from_session_id: from } : {}) });
 const messages = (frames: any[]) => frames.filter((f) => f.type === "session.message" && f.kind === "message").map((f) => f.text);
@@ -25,6 +46,31 @@ it("delivers at once to a connected runner whose session awaits nothing", async 
   expect(sent.body.status).toBe("delivered");
   const frame = await socket.next((f) => f.type === "session.message");
   expect(frame).toMatchObject({ session_id: "msg_open", kind: "message", text: "hello there", from_session_id: "msg_sender", message_id: sent.body.message_id });
+});
+
+it("reads the queue twice and the session once to flush a message to a connected runner", async () => {
+  const socket = await t.socket(runner);
+  await socket.request({ action: "hello", sessions: [{ session_id: "msg_reads" }] });
+  postMessageCalls.clear();
+  expect((await send("msg_reads", "counted")).body.status).toBe("delivered");
+  const [calls] = [...postMessageCalls.values()];
+  const queueQueries = calls.filter((c) => c.command === "QueryCommand" && c.input.ExpressionAttributeValues[":prefix"] === "M#");
+  const sessionGets = calls.filter((c) => c.command === "GetCommand" && c.input.Key.sk === "SESSION");
+  // A look (queue, then session), the lease (which hands the session back), the delivery, a last look at an empty queue;
+  // one more session read is the handler's own check that the session exists.
+  expect({ queueQueries: queueQueries.length, sessionGets: sessionGets.length }).toEqual({ queueQueries: 2, sessionGets: 2 });
+});
+
+it("holds a message when an approval is raised after the flush looked but before it took the lease", async () => {
+  const socket = await t.socket(runner);
+  await socket.request({ action: "hello", sessions: [{ session_id: "msg_race" }] });
+  beforeLease = () => socket.request({ action: "elicit", session_id: "msg_race", elicitation_id: "race_el", params: { message: "wait" } });
+  expect((await send("msg_race", "not yet")).body.status).toBe("held");
+  expect(beforeLease).toBeUndefined();
+  await sleep(300);
+  expect(messages(socket.frames)).toEqual([]);
+  await t.http(human, "POST", "/v1/sessions/msg_race/events", { type: "approval", elicitation_id: "race_el", action: "accept" });
+  await expect.poll(() => messages(socket.frames)).toEqual(["not yet"]);
 });
 
 it("holds messages while an approval is pending and delivers them in order once none is", async () => {

@@ -81,16 +81,25 @@ export function createMessages(ctx: Context, onGone: (tenant: string, connection
     return row;
   }
 
-  const lease = (tenant: string, sessionId: string, until: number) =>
-    conditional(
-      new UpdateCommand({
-        TableName: table,
-        Key: keys.session(tenant, sessionId),
-        UpdateExpression: "SET flush_lease = :until",
-        ConditionExpression: "attribute_exists(pk) AND (attribute_not_exists(flush_lease) OR flush_lease < :now)",
-        ExpressionAttributeValues: { ":until": until, ":now": ctx.now() },
-      }),
-    );
+  /** Take the session's flush lease: the session as it stands then, or undefined while another flusher holds it. */
+  async function lease(tenant: string, sessionId: string, until: number): Promise<SessionItem | undefined> {
+    try {
+      const out = await db.send(
+        new UpdateCommand({
+          TableName: table,
+          Key: keys.session(tenant, sessionId),
+          UpdateExpression: "SET flush_lease = :until",
+          ConditionExpression: "attribute_exists(pk) AND (attribute_not_exists(flush_lease) OR flush_lease < :now)",
+          ExpressionAttributeValues: { ":until": until, ":now": ctx.now() },
+          ReturnValues: "ALL_NEW",
+        }),
+      );
+      return out.Attributes as SessionItem;
+    } catch (error) {
+      if (lostCondition(error)) return undefined;
+      throw error;
+    }
+  }
 
   const unlease = (tenant: string, sessionId: string, until: number) =>
     conditional(
@@ -117,17 +126,14 @@ export function createMessages(ctx: Context, onGone: (tenant: string, connection
   const unclaim = (row: MessageItem) =>
     conditional(new UpdateCommand({ TableName: table, Key: { pk: row.pk, sk: row.sk }, UpdateExpression: "REMOVE claimed_at", ConditionExpression: "attribute_exists(pk)" }));
 
-  /** One pass under the lease; false when the runner turned out to be gone. */
-  async function deliverQueued(tenant: string, sessionId: string): Promise<boolean> {
-    // Rows first, then the session: every row read was queued before the gate was looked at.
-    const rows = await ops.queryPrefix<MessageItem>(keys.sessionPartition(tenant, sessionId), keys.prefix.message);
-    const session = await ops.get<SessionItem>(keys.session(tenant, sessionId));
-    const connectionId = session?.runner_connection_id;
+  /** One pass under the lease over the rows looked at; false when the runner turned out to be gone. */
+  async function deliverQueued(tenant: string, rows: MessageItem[], session: SessionItem): Promise<boolean> {
+    const connectionId = session.runner_connection_id;
     if (!connectionId) return true;
     const gated = session.pending_count > 0;
     for (const row of rows) {
       if (row.message_kind === "message" && gated) continue;
-      if (!(await claim(row))) continue; // withdrawn meanwhile
+      if (!(await claim(row))) continue; // withdrawn or delivered meanwhile
       if ((await ctx.push.send(connectionId, messageFrame(row))) === "gone") {
         await unclaim(row);
         await onGone(tenant, connectionId);
@@ -138,31 +144,34 @@ export function createMessages(ctx: Context, onGone: (tenant: string, connection
     return true;
   }
 
-  /** Deliver what may go now. A busy lease means another flusher is at it and checks again after. */
+  /**
+   * Deliver what may go now: look (rows, then the session), take the lease, deliver what was looked
+   * at, and look again, until nothing more may go. A busy lease means another flusher is at it: look
+   * again shortly.
+   */
   async function flush(tenant: string, sessionId: string): Promise<void> {
-    if (!(await deliverableLeft(tenant, sessionId))) return; // the common case: nothing queued, no lease to take
     for (let attempt = 0; attempt < 50; attempt++) {
+      // Rows first, then the session: every row read was queued before the gate was looked at.
+      const rows = await ops.queryPrefix<MessageItem>(keys.sessionPartition(tenant, sessionId), keys.prefix.message);
+      if (rows.length === 0) return; // the common case: nothing queued, no lease to take
+      const seen = await ops.get<SessionItem>(keys.session(tenant, sessionId));
+      if (!seen?.runner_connection_id || !rows.some((row) => row.message_kind === "notice" || seen.pending_count <= 0)) return;
       const until = ctx.now() + LEASE_MS;
-      if (!(await lease(tenant, sessionId, until))) {
+      // The gate and the runner are judged again as the lease finds them, not as seen before it:
+      // an approval raised in between must still hold the messages.
+      const session = await lease(tenant, sessionId, until);
+      if (!session) {
         await ctx.sleep(20);
         continue;
       }
       let alive: boolean;
       try {
-        alive = await deliverQueued(tenant, sessionId);
+        alive = await deliverQueued(tenant, rows, session);
       } finally {
         await unlease(tenant, sessionId, until);
       }
-      if (!alive || !(await deliverableLeft(tenant, sessionId))) return;
+      if (!alive) return;
     }
-  }
-
-  async function deliverableLeft(tenant: string, sessionId: string): Promise<boolean> {
-    const rows = await ops.queryPrefix<MessageItem>(keys.sessionPartition(tenant, sessionId), keys.prefix.message);
-    if (rows.length === 0) return false;
-    const session = await ops.get<SessionItem>(keys.session(tenant, sessionId));
-    if (!session?.runner_connection_id) return false;
-    return rows.some((row) => row.message_kind === "notice" || session.pending_count <= 0);
   }
 
   return {
