@@ -40,6 +40,9 @@ export interface RunnerOptions {
   pingEveryMs?: number;
 }
 
+/** Refusals that pass: the same request may succeed a moment later. */
+const PASSING = new Set(["internal_error", "rate_limited"]);
+
 export class TollgateError extends Error {
   constructor(
     readonly code: string,
@@ -136,9 +139,21 @@ export class TollgateRunner {
     await this.request({ action: "cancel", elicitation_id: elicitationId }, "elicitation.verdict");
   }
 
-  /** An aborted wait's cancel; one lost with the connection goes again when the reconnect re-parks it. */
-  private sendCancel(id: string): void {
-    void this.cancel(id).catch(() => undefined);
+  /**
+   * An aborted wait's cancel. One lost with the connection goes again when the reconnect re-parks
+   * it; one refused by a passing failure on the server's side goes again after a pause, while the
+   * wait lasts (its deadline ends it at the latest).
+   */
+  private sendCancel(id: string, attempt = 0): void {
+    this.cancel(id).catch((error: unknown) => {
+      if (!(error instanceof TollgateError && PASSING.has(error.code)) || this.closed || !this.waits.has(id)) return;
+      setTimeout(() => this.sendCancel(id, attempt + 1), this.backoffMs(attempt)).unref();
+    });
+  }
+
+  private backoffMs(attempt: number): number {
+    const { initialMs, maxMs } = this.options.backoff ?? { initialMs: 100, maxMs: 5_000 };
+    return Math.min(maxMs, initialMs * 2 ** attempt) * (0.5 + Math.random() / 2);
   }
 
   close(): void {
@@ -161,9 +176,7 @@ export class TollgateRunner {
         return;
       } catch (error) {
         if (this.closed || (error instanceof TollgateError && error.code !== "connection_lost")) throw error;
-        const { initialMs, maxMs } = this.options.backoff ?? { initialMs: 100, maxMs: 5_000 };
-        const delay = Math.min(maxMs, initialMs * 2 ** this.attempt++) * (0.5 + Math.random() / 2);
-        await new Promise((r) => setTimeout(r, delay));
+        await new Promise((r) => setTimeout(r, this.backoffMs(this.attempt++)));
       }
     }
   }
