@@ -1,5 +1,5 @@
 /** Small helpers over the DynamoDB document client that every domain module shares. */
-import { GetCommand, QueryCommand, type DynamoDBDocumentClient, type TransactWriteCommandInput } from "@aws-sdk/lib-dynamodb";
+import { GetCommand, QueryCommand, TransactWriteCommand, type DynamoDBDocumentClient, type TransactWriteCommandInput } from "@aws-sdk/lib-dynamodb";
 
 export type Key = { pk: string; sk: string };
 export type TransactItem = NonNullable<TransactWriteCommandInput["TransactItems"]>[number];
@@ -15,6 +15,31 @@ export function lostCondition(error: unknown): boolean {
 export function failedConditionAt(error: unknown, index: number): boolean {
   const e = error as { name?: string; CancellationReasons?: { Code?: string }[] };
   return e?.name === "TransactionCanceledException" && e.CancellationReasons?.[index]?.Code === "ConditionalCheckFailed";
+}
+
+/** Tries of a transaction that another one touching the same item cancelled (the AWS SDK does not retry those). */
+const TRANSACTION_TRIES = 5;
+
+/** True when a concurrent transaction on one of its items cancelled this one: trying again may succeed. */
+function conflicted(error: unknown): boolean {
+  const e = error as { name?: string; CancellationReasons?: { Code?: string }[] };
+  return e?.name === "TransactionCanceledException" && !lostCondition(error) && (e.CancellationReasons ?? []).some((r) => r.Code === "TransactionConflict");
+}
+
+/**
+ * One TransactWriteItems, tried again after a short random pause when a concurrent transaction
+ * conflicted with it (a session's count is one item that every raise and verdict of the session writes).
+ */
+export async function transactWrite(db: DynamoDBDocumentClient, items: TransactItem[]): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await db.send(new TransactWriteCommand({ TransactItems: items }));
+      return;
+    } catch (error) {
+      if (!conflicted(error) || attempt >= TRANSACTION_TRIES) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * 2 ** attempt));
+    }
+  }
 }
 
 export function tableOps(db: DynamoDBDocumentClient, table: string) {

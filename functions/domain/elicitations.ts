@@ -5,14 +5,14 @@
  * never drift from the rows it counts.
  */
 import { randomUUID } from "node:crypto";
-import { TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { ProtocolError, badRequest, notFound } from "../shared/errors.js";
 import { LIMITS, type ElicitationParams, type VerdictAction } from "../shared/schemas.js";
 import { requireOwner, requireRole } from "./access.js";
 import { canonicalJson, hashOf } from "./canonical.js";
 import { checkContent } from "./content.js";
 import type { Context } from "./context.js";
-import { failedConditionAt, lostCondition, type TransactItem } from "./db.js";
+import { failedConditionAt, lostCondition, transactWrite, type TransactItem } from "./db.js";
 import type { Delivery, VerdictFrame } from "./delivery.js";
 import { keys } from "./keys.js";
 import { isResolved, paramsOf, requestEvent, verdictFrame, type Caller, type Connection, type ElicitationItem, type Reason, type Verdict } from "./items.js";
@@ -182,7 +182,7 @@ export function createElicitations(ctx: Context, sessions: Sessions, delivery: D
       ...(charge ? [charge.write] : []),
     ];
     try {
-      await db.send(new TransactWriteCommand({ TransactItems: writes }));
+      await transactWrite(db, writes);
       return { created: true, elicitation_id: elicitationId, deadline: item.deadline, session_runner: session.runner_connection_id };
     } catch (error) {
       if (!lostCondition(error)) throw error;
@@ -245,7 +245,7 @@ export function createElicitations(ctx: Context, sessions: Sessions, delivery: D
       ...(r.charge ? [r.charge.write] : []),
     ];
     try {
-      await db.send(new TransactWriteCommand({ TransactItems: writes }));
+      await transactWrite(db, writes);
     } catch (error) {
       if (!lostCondition(error)) throw error;
       // Resolved meanwhile: the standing verdict answers, and nothing is counted. Still pending: the count refused it.

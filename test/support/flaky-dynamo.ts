@@ -1,28 +1,53 @@
 /**
- * A pass-through HTTP proxy in front of DynamoDB Local that can be told to answer every request
- * with DynamoDB's own `InternalServerError` for a while: a bad minute of the real service, so a
- * handler's call fails after the AWS SDK's retries and the client sees `internal_error`.
+ * A pass-through HTTP proxy in front of DynamoDB Local that can be told to misbehave the way the
+ * real service does: answer every request with `InternalServerError` for a while (a bad minute,
+ * so a handler fails past the AWS SDK's retries), or cancel the next transactions with
+ * `TransactionConflict` (another transaction held one of their items; DynamoDB Local never does).
  */
-import { createServer, request } from "node:http";
+import { createServer, request, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+
+const JSON_10 = "application/x-amz-json-1.0";
+
+function answer(res: ServerResponse, status: number, body: object) {
+  res.writeHead(status, { "content-type": JSON_10 });
+  res.end(JSON.stringify(body));
+}
+
+async function bodyOf(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
 
 export async function flakyDynamo(target: string) {
   const upstream = new URL(target);
   let failing = false;
+  let conflicts = 0;
   let refused = 0;
-  const server = createServer((req, res) => {
+  const server = createServer(async (req, res) => {
+    const body = await bodyOf(req);
     if (failing) {
       refused++;
-      res.writeHead(500, { "content-type": "application/x-amz-json-1.0", "x-amzn-errortype": "InternalServerError" });
-      res.end(JSON.stringify({ __type: "com.amazonaws.dynamodb.v20120810#InternalServerError", message: "Internal server error" }));
-      return req.resume();
+      return answer(res, 500, { __type: "com.amazonaws.dynamodb.v20120810#InternalServerError", message: "Internal server error" });
     }
-    const forward = request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
+    if (conflicts > 0 && req.headers["x-amz-target"] === "DynamoDB_20120810.TransactWriteItems") {
+      conflicts--;
+      refused++;
+      const items: unknown[] = JSON.parse(body.toString()).TransactItems;
+      const reasons = items.map((_, i) => (i === items.length - 1 ? { Code: "TransactionConflict", Message: "Transaction is ongoing for the item" } : { Code: "None" }));
+      return answer(res, 400, {
+        __type: "com.amazonaws.dynamodb.v20120810#TransactionCanceledException",
+        Message: `Transaction cancelled, please refer cancellation reasons for specific reasons [${reasons.map((r) => r.Code).join(", ")}]`,
+        CancellationReasons: reasons,
+      });
+    }
+    const forward = request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers }, (reply) => {
+      res.writeHead(reply.statusCode ?? 502, reply.headers);
+      reply.pipe(res);
     });
     forward.on("error", () => res.destroy());
-    req.pipe(forward);
+    forward.end(body);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return {
@@ -30,6 +55,9 @@ export async function flakyDynamo(target: string) {
     /** Refuse every request until `heal()`. */
     fail: () => void (failing = true),
     heal: () => void (failing = false),
+    /** Cancel the next `n` TransactWriteItems with a TransactionConflict. */
+    conflictTransactions: (n: number) => void (conflicts = n),
+    /** Requests answered with a fault so far. */
     refused: () => refused,
     close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
   };

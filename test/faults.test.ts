@@ -1,7 +1,7 @@
 /**
- * The runner client when the server fails: DynamoDB answers InternalServerError for a while (a
- * proxy in front of DynamoDB Local), so the runtime's handlers fail past the AWS SDK's retries.
- * The runtime is one per process (its handlers read their endpoints once), hence a file of its own.
+ * When DynamoDB misbehaves as the real service can (a proxy in front of DynamoDB Local): failures
+ * past the AWS SDK's retries, and transactions cancelled by a concurrent one. The runtime is one
+ * per process (its handlers read their endpoints once), hence a file of its own.
  */
 import { afterAll, beforeAll, expect, inject, it } from "vitest";
 import { flakyDynamo } from "./support/flaky-dynamo.js";
@@ -33,4 +33,20 @@ it("an aborted wait whose cancel is refused by a server failure sends it again u
   dynamo.heal();
   await expect(wait).rejects.toMatchObject({ name: "AbortError" });
   expect(await stateOf()).toMatchObject({ status: "resolved", verdict: { action: "cancel", reason: "cancelled" } });
+});
+
+it("a raise and a verdict cancelled by concurrent transactions are tried again: 201, 200, one verdict at the runner", async () => {
+  const runner = await t.runner({ sessions: [{ session_id: "conflicted" }] });
+  const before = dynamo.refused();
+  dynamo.conflictTransactions(2);
+  const wait = runner.elicit({ sessionId: "conflicted", elicitationId: "conflicted_el", params: { message: "conflicted?" } });
+  const human = await t.token("human");
+  await expect.poll(async () => (await t.http(human, "GET", "/v1/elicitations/conflicted_el")).body.status).toBe("pending");
+  expect(dynamo.refused()).toBe(before + 2);
+  dynamo.conflictTransactions(3);
+  const verdict = await t.http(human, "POST", "/v1/sessions/conflicted/events", { type: "approval", elicitation_id: "conflicted_el", action: "accept" });
+  expect(verdict).toMatchObject({ status: 200, body: { status: "resolved", action: "accept" } });
+  expect(dynamo.refused()).toBe(before + 5);
+  await expect(wait).resolves.toMatchObject({ action: "accept", reason: "answered" });
+  expect((await t.http(human, "GET", "/v1/sessions/conflicted")).body).toMatchObject({ pending_elicitations_count: 0 });
 });
