@@ -50,12 +50,13 @@ export function createRunners(ctx: Context, sessions: Sessions, connections: Con
         ...(await ctx.ops.queryPrefix<PendingRow>(pk, keys.prefix.pending)),
         ...(descendants ? await ctx.ops.queryPrefix<PendingRow>(pk, keys.prefix.descendant) : []),
       ];
-      const results = await Promise.all(
-        rows.map((row) =>
-          elicitations.resolve({ tenant: caller.tenant, elicitation_id: row.elicitation_id, action: "cancel", reason: "cancelled", resolved_by: caller.sub }),
-        ),
-      );
-      return { cancelled: results.filter((r) => r.won).length };
+      // One after another: resolutions of one session all write its count item, and side by side their transactions would conflict.
+      let cancelled = 0;
+      for (const row of rows) {
+        const { won } = await elicitations.resolve({ tenant: caller.tenant, elicitation_id: row.elicitation_id, action: "cancel", reason: "cancelled", resolved_by: caller.sub });
+        if (won) cancelled++;
+      }
+      return { cancelled };
     },
 
     /** The reconnect grace ended: what the connection left pending and nobody resumed resolves `runner_gone`. */
