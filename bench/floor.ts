@@ -74,10 +74,12 @@ export async function floorPhase(dynamoEndpoint: string, samples: number, tag: s
     total.push(t2 - t0);
   }
   // The design's own floor: the DynamoDB calls a verdict cannot do without, issued directly, plus the
-  // echo: read the elicitation (GetItem), count the token's verdict (conditional UpdateItem), resolve
-  // (TransactWriteItems: the elicitation pending -> resolved with its delivery claim, its pending row,
-  // the session's count). What the runtime adds on top of this is its own overhead.
+  // echo: read the elicitation (GetItem), then resolve it (TransactWriteItems: the elicitation
+  // pending -> resolved with its delivery claim, its pending row, the session's count and the token's
+  // rate counter). What the runtime adds on top of this is its own overhead.
   const design: number[] = [];
+  const designGet: number[] = [];
+  const designTransaction: number[] = [];
   const designSamples = Math.min(samples, 1000);
   for (let i = 0; i < designSamples; i += 25) {
     const batch = Array.from({ length: Math.min(25, designSamples - i) }, (_, j) => ({ PutRequest: { Item: { pk: `${tag}-d${i + j}`, status: "pending", connection_id: "c1" } } }));
@@ -89,16 +91,9 @@ export async function floorPhase(dynamoEndpoint: string, samples: number, tag: s
       echoed = r;
       ws.send(frame);
     });
+    const t1 = now();
     await db.send(new GetCommand({ TableName: table, Key: { pk: `${tag}-d${i}` }, ConsistentRead: true }));
-    await db.send(
-      new UpdateCommand({
-        TableName: table,
-        Key: { pk: "rate" },
-        UpdateExpression: "ADD n :one",
-        ConditionExpression: "attribute_not_exists(n) OR n < :limit",
-        ExpressionAttributeValues: { ":one": 1, ":limit": 1_000_000 },
-      }),
-    );
+    const t2 = now();
     await db.send(
       new TransactWriteCommand({
         TransactItems: [
@@ -114,13 +109,25 @@ export async function floorPhase(dynamoEndpoint: string, samples: number, tag: s
           },
           { Delete: { TableName: table, Key: { pk: `${tag}-p${i}` } } },
           { Update: { TableName: table, Key: { pk: "session" }, UpdateExpression: "ADD pending_count :minus", ExpressionAttributeValues: { ":minus": -1 } } },
+          {
+            Update: {
+              TableName: table,
+              Key: { pk: "rate" },
+              UpdateExpression: "ADD n :one",
+              ConditionExpression: "attribute_not_exists(n) OR n < :limit",
+              ExpressionAttributeValues: { ":one": 1, ":limit": 1_000_000 },
+            },
+          },
         ],
       }),
     );
-    design.push(now() - t0);
+    const t3 = now();
+    designGet.push(t2 - t1);
+    designTransaction.push(t3 - t2);
+    design.push(t3 - t0);
   }
   ws.close();
   await new Promise<void>((r) => server.close(() => r()));
   client.destroy();
-  return { total, echo, update, design };
+  return { total, echo, update, design, designGet, designTransaction };
 }

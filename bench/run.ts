@@ -507,6 +507,7 @@ async function main() {
       samples.designFloor = floor.design;
       results.floor = { total: summarize(floor.total), wsEcho: summarize(floor.echo), conditionalUpdate: summarize(floor.update) };
       results.designFloor = summarize(floor.design);
+      results.designFloorParts = { getItem: summarize(floor.designGet), transactWrite4: summarize(floor.designTransaction) };
     }
     if (config.phases.includes("roundtrip")) {
       log(`round trip: ${config.verdicts} verdicts`);
@@ -598,7 +599,7 @@ async function main() {
 function drawCdf(output: { machine: { cores: number; cpu: string; node: string }; generatedAt: string; knobs: { dynamodb: string }; cdf: Record<string, [number, number][]> }, out: string) {
   const curves = [
     { key: "floor", label: "floor: ws echo + conditional UpdateItem", color: "#6b7280", dashed: true },
-    { key: "designFloor", label: "design floor: echo + Get + Update + Txn(3)", color: "#a855f7", dashed: true },
+    { key: "designFloor", label: "design floor: echo + Get + Txn(4)", color: "#a855f7", dashed: true },
     { key: "roundTrip", label: "verdict round trip (POST → promise)", color: "#2563eb" },
     { key: "park", label: "park (elicit → elicitation.parked)", color: "#16a34a" },
     { key: "badge", label: "badge push (raise → session.badge)", color: "#dc2626" },
@@ -623,7 +624,9 @@ function printTable(o: Record<string, any>) {
     row("floor (ws echo + cond. UpdateItem)", o.floor?.total),
     row("  ws echo", o.floor?.wsEcho),
     row("  conditional UpdateItem", o.floor?.conditionalUpdate),
-    row("design floor (echo+Get+Update+Txn3)", o.designFloor, o.ratios?.designFloor),
+    row("design floor (echo+Get+Txn4)", o.designFloor, o.ratios?.designFloor),
+    row("  GetItem", o.designFloorParts?.getItem),
+    row("  TransactWriteItems(4)", o.designFloorParts?.transactWrite4),
     row("verdict round trip", o.roundTrip, o.ratios?.roundTrip),
     row("park", o.park, o.ratios?.park),
     row("badge push", o.badge, o.ratios?.badge),
