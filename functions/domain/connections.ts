@@ -5,7 +5,6 @@
 import { DeleteCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { badRequest } from "../shared/errors.js";
 import type { Context } from "./context.js";
-import { lostCondition } from "./db.js";
 import { keys } from "./keys.js";
 import type { Caller, ConnectionItem, ElicitationItem, PendingRow } from "./items.js";
 
@@ -19,19 +18,12 @@ export function createConnections(ctx: Context) {
   const ttl = () => Math.floor(ctx.now() / 1000) + CONNECTION_TTL_SECONDS;
 
   async function unbindSession(tenant: string, sessionId: string, connectionId: string) {
-    try {
-      await db.send(
-        new UpdateCommand({
-          TableName: table,
-          Key: keys.session(tenant, sessionId),
-          UpdateExpression: "REMOVE runner_connection_id",
-          ConditionExpression: "runner_connection_id = :c",
-          ExpressionAttributeValues: { ":c": connectionId },
-        }),
-      );
-    } catch (error) {
-      if (!lostCondition(error)) throw error;
-    }
+    await ops.updateIf({
+      Key: keys.session(tenant, sessionId),
+      UpdateExpression: "REMOVE runner_connection_id",
+      ConditionExpression: "runner_connection_id = :c",
+      ExpressionAttributeValues: { ":c": connectionId },
+    });
   }
 
   return {
@@ -56,20 +48,13 @@ export function createConnections(ctx: Context) {
      */
     async track(caller: Caller, connectionId: string, sessionIds: string[]): Promise<void> {
       if (sessionIds.length === 0) return;
-      try {
-        await db.send(
-          new UpdateCommand({
-            TableName: table,
-            Key: keys.connection(caller.tenant, connectionId),
-            UpdateExpression: "ADD sessions :s",
-            ConditionExpression: "attribute_not_exists(sessions) OR size(sessions) <= :room",
-            ExpressionAttributeValues: { ":s": new Set(sessionIds), ":room": MAX_SESSIONS_PER_CONNECTION - sessionIds.length },
-          }),
-        );
-      } catch (error) {
-        if (lostCondition(error)) throw badRequest(`a connection binds at most ${MAX_SESSIONS_PER_CONNECTION} sessions`);
-        throw error;
-      }
+      const tracked = await ops.updateIf({
+        Key: keys.connection(caller.tenant, connectionId),
+        UpdateExpression: "ADD sessions :s",
+        ConditionExpression: "attribute_not_exists(sessions) OR size(sessions) <= :room",
+        ExpressionAttributeValues: { ":s": new Set(sessionIds), ":room": MAX_SESSIONS_PER_CONNECTION - sessionIds.length },
+      });
+      if (!tracked) throw badRequest(`a connection binds at most ${MAX_SESSIONS_PER_CONNECTION} sessions`);
     },
 
     /** Make this connection the sessions' runner: pushes for them go here from now on. */
@@ -93,19 +78,12 @@ export function createConnections(ctx: Context) {
      * handler does the rest (`afterGone`), so only it needs to touch schedules.
      */
     async gone(tenant: string, connectionId: string): Promise<void> {
-      try {
-        await db.send(
-          new UpdateCommand({
-            TableName: table,
-            Key: keys.connection(tenant, connectionId),
-            UpdateExpression: "SET gone_at = :now",
-            ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(gone_at)",
-            ExpressionAttributeValues: { ":now": ctx.iso() },
-          }),
-        );
-      } catch (error) {
-        if (!lostCondition(error)) throw error;
-      }
+      await ops.updateIf({
+        Key: keys.connection(tenant, connectionId),
+        UpdateExpression: "SET gone_at = :now",
+        ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(gone_at)",
+        ExpressionAttributeValues: { ":now": ctx.iso() },
+      });
     },
 
     /** Unsubscribe, unbind its sessions, and start the reconnect grace, after which what it left pending resolves `runner_gone`. */

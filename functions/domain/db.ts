@@ -1,5 +1,15 @@
 /** Small helpers over the DynamoDB document client that every domain module shares. */
-import { GetCommand, QueryCommand, TransactWriteCommand, type DynamoDBDocumentClient, type TransactWriteCommandInput } from "@aws-sdk/lib-dynamodb";
+import {
+  DeleteCommand,
+  GetCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+  type DeleteCommandInput,
+  type DynamoDBDocumentClient,
+  type TransactWriteCommandInput,
+  type UpdateCommandInput,
+} from "@aws-sdk/lib-dynamodb";
 
 export type Key = { pk: string; sk: string };
 export type TransactItem = NonNullable<TransactWriteCommandInput["TransactItems"]>[number];
@@ -42,8 +52,27 @@ export async function transactWrite(db: DynamoDBDocumentClient, items: TransactI
   }
 }
 
+/** The outcome of a conditional write: what it returns, or undefined when its condition did not hold. */
+async function unlessLost<T>(write: Promise<T>): Promise<T | undefined> {
+  try {
+    return await write;
+  } catch (error) {
+    if (lostCondition(error)) return undefined;
+    throw error;
+  }
+}
+
 export function tableOps(db: DynamoDBDocumentClient, table: string) {
   return {
+    /** A conditional UpdateItem: the item as it left it, or undefined when its condition did not hold. */
+    async updateIf<T = Record<string, unknown>>(input: Omit<UpdateCommandInput, "TableName" | "ReturnValues">): Promise<T | undefined> {
+      const out = await unlessLost(db.send(new UpdateCommand({ ...input, TableName: table, ReturnValues: "ALL_NEW" })));
+      return out?.Attributes as T | undefined;
+    },
+    /** A conditional DeleteItem: false when its condition did not hold. */
+    async deleteIf(input: Omit<DeleteCommandInput, "TableName">): Promise<boolean> {
+      return (await unlessLost(db.send(new DeleteCommand({ ...input, TableName: table })))) !== undefined;
+    },
     async get<T>(key: Key): Promise<T | undefined> {
       const out = await db.send(new GetCommand({ TableName: table, Key: key, ConsistentRead: true }));
       return out.Item as T | undefined;

@@ -4,9 +4,7 @@
  * fast path, the stream safety net and a replay never send the same verdict twice to one connection. A push to a dead connection releases the claim and forgets the connection: the
  * runner's `hello` with `resume` delivers it later.
  */
-import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { Context } from "./context.js";
-import { lostCondition } from "./db.js";
 import { keys } from "./keys.js";
 import { verdictFrame, type ElicitationItem, type Verdict } from "./items.js";
 
@@ -21,44 +19,28 @@ export interface DeliveryOptions {
 }
 
 export function createDelivery(ctx: Context, onGone: (tenant: string, connectionId: string) => Promise<void>) {
-  const { db, table } = ctx;
+  const { ops } = ctx;
 
   async function claim(item: Resolved, connectionId: string, again: boolean): Promise<boolean> {
-    try {
-      await db.send(
-        new UpdateCommand({
-          TableName: table,
-          Key: keys.elicitation(item.tenant, item.elicitation_id),
-          UpdateExpression: "SET delivered_to = :c, delivered_at = :now, connection_id = :c",
-          ConditionExpression: again
-            ? "#s = :resolved AND (attribute_not_exists(delivered_to) OR delivered_to <> :c)"
-            : "#s = :resolved AND attribute_not_exists(delivered_to)",
-          ExpressionAttributeNames: { "#s": "status" },
-          ExpressionAttributeValues: { ":c": connectionId, ":now": ctx.iso(), ":resolved": "resolved" },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (lostCondition(error)) return false;
-      throw error;
-    }
+    return (await ops.updateIf({
+      Key: keys.elicitation(item.tenant, item.elicitation_id),
+      UpdateExpression: "SET delivered_to = :c, delivered_at = :now, connection_id = :c",
+      ConditionExpression: again
+        ? "#s = :resolved AND (attribute_not_exists(delivered_to) OR delivered_to <> :c)"
+        : "#s = :resolved AND attribute_not_exists(delivered_to)",
+      ExpressionAttributeNames: { "#s": "status" },
+      ExpressionAttributeValues: { ":c": connectionId, ":now": ctx.iso(), ":resolved": "resolved" },
+    })) !== undefined;
   }
 
   /** Undo a claim whose push failed; `forget` also drops the dead connection. */
   async function release(item: Resolved, connectionId: string, forget: boolean): Promise<void> {
-    try {
-      await db.send(
-        new UpdateCommand({
-          TableName: table,
-          Key: keys.elicitation(item.tenant, item.elicitation_id),
-          UpdateExpression: forget ? "REMOVE delivered_to, delivered_at, connection_id" : "REMOVE delivered_to, delivered_at",
-          ConditionExpression: "delivered_to = :c",
-          ExpressionAttributeValues: { ":c": connectionId },
-        }),
-      );
-    } catch (error) {
-      if (!lostCondition(error)) throw error;
-    }
+    await ops.updateIf({
+      Key: keys.elicitation(item.tenant, item.elicitation_id),
+      UpdateExpression: forget ? "REMOVE delivered_to, delivered_at, connection_id" : "REMOVE delivered_to, delivered_at",
+      ConditionExpression: "delivered_to = :c",
+      ExpressionAttributeValues: { ":c": connectionId },
+    });
   }
 
   /** Push a verdict whose delivery to `connectionId` this caller has claimed; a failed push releases the claim. */

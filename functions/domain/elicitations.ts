@@ -5,7 +5,6 @@
  * never drift from the rows it counts.
  */
 import { randomUUID } from "node:crypto";
-import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { ProtocolError, badRequest, notFound } from "../shared/errors.js";
 import { LIMITS, type ElicitationParams, type VerdictAction } from "../shared/schemas.js";
 import { requireOwner, requireRole } from "./access.js";
@@ -71,22 +70,13 @@ export function createElicitations(ctx: Context, sessions: Sessions, delivery: D
 
   /** Bind a pending elicitation to a runner's connection; false when it is no longer pending or a newer connection holds it. */
   async function bind(item: ElicitationItem, connection: Connection): Promise<boolean> {
-    try {
-      await db.send(
-        new UpdateCommand({
-          TableName: table,
-          Key: keys.elicitation(item.tenant, item.elicitation_id),
-          UpdateExpression: "SET connection_id = :c, bound_at = :at",
-          ConditionExpression: "#s = :pending AND (attribute_not_exists(bound_at) OR bound_at <= :at)",
-          ExpressionAttributeNames: { "#s": "status" },
-          ExpressionAttributeValues: { ":c": connection.id, ":at": connection.connectedAt, ":pending": "pending" },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (lostCondition(error)) return false;
-      throw error;
-    }
+    return (await ops.updateIf({
+      Key: keys.elicitation(item.tenant, item.elicitation_id),
+      UpdateExpression: "SET connection_id = :c, bound_at = :at",
+      ConditionExpression: "#s = :pending AND (attribute_not_exists(bound_at) OR bound_at <= :at)",
+      ExpressionAttributeNames: { "#s": "status" },
+      ExpressionAttributeValues: { ":c": connection.id, ":at": connection.connectedAt, ":pending": "pending" },
+    })) !== undefined;
   }
 
   /**
@@ -115,20 +105,13 @@ export function createElicitations(ctx: Context, sessions: Sessions, delivery: D
 
   /** A re-publish after a failed notice delivery arms the block again (PROTOCOL rule 4). */
   async function rearm(item: ElicitationItem): Promise<void> {
-    try {
-      await db.send(
-        new UpdateCommand({
-          TableName: table,
-          Key: keys.elicitation(item.tenant, item.elicitation_id),
-          UpdateExpression: "SET block_state = :armed ADD block_round :one",
-          ConditionExpression: "block_state = :released AND #s = :pending",
-          ExpressionAttributeNames: { "#s": "status" },
-          ExpressionAttributeValues: { ":armed": "armed", ":released": "released", ":one": 1, ":pending": "pending" },
-        }),
-      );
-    } catch (error) {
-      if (!lostCondition(error)) throw error;
-    }
+    await ops.updateIf({
+      Key: keys.elicitation(item.tenant, item.elicitation_id),
+      UpdateExpression: "SET block_state = :armed ADD block_round :one",
+      ConditionExpression: "block_state = :released AND #s = :pending",
+      ExpressionAttributeNames: { "#s": "status" },
+      ExpressionAttributeValues: { ":armed": "armed", ":released": "released", ":one": 1, ":pending": "pending" },
+    });
   }
 
   async function raise(caller: Caller, input: RaiseInput, connection?: Connection) {

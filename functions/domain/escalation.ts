@@ -3,9 +3,7 @@
  * stuck, and hears again when it clears. The block's state lives on the elicitation and moves by
  * conditional writes only, so a resolution racing the delivery is always seen by one side.
  */
-import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { Context } from "./context.js";
-import { lostCondition } from "./db.js";
 import { keys } from "./keys.js";
 import { paramsOf, type BlockState, type ElicitationItem } from "./items.js";
 import type { Messages, Outgoing } from "./messages.js";
@@ -18,32 +16,22 @@ export const escalationKey = (item: Pick<ElicitationItem, "tenant" | "elicitatio
   `${item.tenant}-${item.elicitation_id}-${item.block_round ?? 1}`;
 
 export function createEscalation(ctx: Context, sessions: Sessions, messages: Messages) {
-  const { db, table, ops } = ctx;
+  const { ops } = ctx;
 
   /** Move the block from one state to another; undefined when it was not in `from` (someone else moved it). */
   async function move(item: ElicitationItem, from: BlockState, to: BlockState, extra: { pending?: true; notice_seq?: number } = {}) {
-    try {
-      const out = await db.send(
-        new UpdateCommand({
-          TableName: table,
-          Key: keys.elicitation(item.tenant, item.elicitation_id),
-          UpdateExpression: extra.notice_seq !== undefined ? "SET block_state = :to, notice_seq = :seq" : "SET block_state = :to",
-          ConditionExpression: extra.pending ? "block_state = :from AND #s = :pending AND block_round = :round" : "block_state = :from",
-          ExpressionAttributeNames: extra.pending ? { "#s": "status" } : undefined,
-          ExpressionAttributeValues: {
-            ":to": to,
-            ":from": from,
-            ...(extra.pending ? { ":pending": "pending", ":round": item.block_round ?? 1 } : {}),
-            ...(extra.notice_seq !== undefined ? { ":seq": extra.notice_seq } : {}),
-          },
-          ReturnValues: "ALL_NEW",
-        }),
-      );
-      return out.Attributes as ElicitationItem;
-    } catch (error) {
-      if (lostCondition(error)) return undefined;
-      throw error;
-    }
+    return ops.updateIf<ElicitationItem>({
+      Key: keys.elicitation(item.tenant, item.elicitation_id),
+      UpdateExpression: extra.notice_seq !== undefined ? "SET block_state = :to, notice_seq = :seq" : "SET block_state = :to",
+      ConditionExpression: extra.pending ? "block_state = :from AND #s = :pending AND block_round = :round" : "block_state = :from",
+      ExpressionAttributeNames: extra.pending ? { "#s": "status" } : undefined,
+      ExpressionAttributeValues: {
+        ":to": to,
+        ":from": from,
+        ...(extra.pending ? { ":pending": "pending", ":round": item.block_round ?? 1 } : {}),
+        ...(extra.notice_seq !== undefined ? { ":seq": extra.notice_seq } : {}),
+      },
+    });
   }
 
   /** Up to three attempts about 0.5 s apart; `stillBlocked` stops a block notice that went stale. */

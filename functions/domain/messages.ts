@@ -4,10 +4,9 @@
  * lease on the session), each row claimed before its push and deleted after it.
  */
 import { randomUUID } from "node:crypto";
-import { DeleteCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { DeleteCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import { notFound } from "../shared/errors.js";
 import type { Context } from "./context.js";
-import { lostCondition } from "./db.js";
 import { keys } from "./keys.js";
 import type { MessageItem, SessionItem } from "./items.js";
 
@@ -36,34 +35,18 @@ export function messageFrame(row: Pick<MessageItem, "session_id" | "message_id" 
 export function createMessages(ctx: Context, onGone: (tenant: string, connectionId: string) => Promise<void>) {
   const { db, table, ops } = ctx;
 
-  async function conditional(command: UpdateCommand | DeleteCommand): Promise<boolean> {
-    try {
-      await db.send(command as UpdateCommand);
-      return true;
-    } catch (error) {
-      if (lostCondition(error)) return false;
-      throw error;
-    }
-  }
+  /** A conditional update of a row or the session: false when its condition did not hold. */
+  const updated = async (update: Parameters<typeof ops.updateIf>[0]) => (await ops.updateIf(update)) !== undefined;
 
   async function append(tenant: string, sessionId: string, m: Outgoing): Promise<MessageItem> {
-    let seq: number;
-    try {
-      const out = await db.send(
-        new UpdateCommand({
-          TableName: table,
-          Key: keys.session(tenant, sessionId),
-          UpdateExpression: "ADD message_seq :one",
-          ConditionExpression: "attribute_exists(pk)",
-          ExpressionAttributeValues: { ":one": 1 },
-          ReturnValues: "UPDATED_NEW",
-        }),
-      );
-      seq = out.Attributes!.message_seq as number;
-    } catch (error) {
-      if (lostCondition(error)) throw notFound("session");
-      throw error;
-    }
+    const session = await ops.updateIf<SessionItem>({
+      Key: keys.session(tenant, sessionId),
+      UpdateExpression: "ADD message_seq :one",
+      ConditionExpression: "attribute_exists(pk)",
+      ExpressionAttributeValues: { ":one": 1 },
+    });
+    if (!session) throw notFound("session");
+    const seq = session.message_seq!;
     const row: MessageItem = {
       ...keys.message(tenant, sessionId, seq),
       kind: "message",
@@ -82,49 +65,31 @@ export function createMessages(ctx: Context, onGone: (tenant: string, connection
   }
 
   /** Take the session's flush lease: the session as it stands then, or undefined while another flusher holds it. */
-  async function lease(tenant: string, sessionId: string, until: number): Promise<SessionItem | undefined> {
-    try {
-      const out = await db.send(
-        new UpdateCommand({
-          TableName: table,
-          Key: keys.session(tenant, sessionId),
-          UpdateExpression: "SET flush_lease = :until",
-          ConditionExpression: "attribute_exists(pk) AND (attribute_not_exists(flush_lease) OR flush_lease < :now)",
-          ExpressionAttributeValues: { ":until": until, ":now": ctx.now() },
-          ReturnValues: "ALL_NEW",
-        }),
-      );
-      return out.Attributes as SessionItem;
-    } catch (error) {
-      if (lostCondition(error)) return undefined;
-      throw error;
-    }
-  }
+  const lease = (tenant: string, sessionId: string, until: number) =>
+    ops.updateIf<SessionItem>({
+      Key: keys.session(tenant, sessionId),
+      UpdateExpression: "SET flush_lease = :until",
+      ConditionExpression: "attribute_exists(pk) AND (attribute_not_exists(flush_lease) OR flush_lease < :now)",
+      ExpressionAttributeValues: { ":until": until, ":now": ctx.now() },
+    });
 
   const unlease = (tenant: string, sessionId: string, until: number) =>
-    conditional(
-      new UpdateCommand({
-        TableName: table,
-        Key: keys.session(tenant, sessionId),
-        UpdateExpression: "REMOVE flush_lease",
-        ConditionExpression: "flush_lease = :until",
-        ExpressionAttributeValues: { ":until": until },
-      }),
-    );
+    updated({
+      Key: keys.session(tenant, sessionId),
+      UpdateExpression: "REMOVE flush_lease",
+      ConditionExpression: "flush_lease = :until",
+      ExpressionAttributeValues: { ":until": until },
+    });
 
   const claim = (row: MessageItem) =>
-    conditional(
-      new UpdateCommand({
-        TableName: table,
-        Key: { pk: row.pk, sk: row.sk },
-        UpdateExpression: "SET claimed_at = :now",
-        ConditionExpression: "attribute_exists(pk) AND (attribute_not_exists(claimed_at) OR claimed_at < :stale)",
-        ExpressionAttributeValues: { ":now": ctx.now(), ":stale": ctx.now() - STALE_CLAIM_MS },
-      }),
-    );
+    updated({
+      Key: { pk: row.pk, sk: row.sk },
+      UpdateExpression: "SET claimed_at = :now",
+      ConditionExpression: "attribute_exists(pk) AND (attribute_not_exists(claimed_at) OR claimed_at < :stale)",
+      ExpressionAttributeValues: { ":now": ctx.now(), ":stale": ctx.now() - STALE_CLAIM_MS },
+    });
 
-  const unclaim = (row: MessageItem) =>
-    conditional(new UpdateCommand({ TableName: table, Key: { pk: row.pk, sk: row.sk }, UpdateExpression: "REMOVE claimed_at", ConditionExpression: "attribute_exists(pk)" }));
+  const unclaim = (row: MessageItem) => updated({ Key: { pk: row.pk, sk: row.sk }, UpdateExpression: "REMOVE claimed_at", ConditionExpression: "attribute_exists(pk)" });
 
   /** One pass under the lease over the rows looked at; false when the runner turned out to be gone. */
   async function deliverQueued(tenant: string, rows: MessageItem[], session: SessionItem): Promise<boolean> {
@@ -202,13 +167,7 @@ export function createMessages(ctx: Context, onGone: (tenant: string, connection
 
     /** Take back a notice that still waits in the queue; false when it was already on its way. */
     withdraw: (tenant: string, sessionId: string, seq: number) =>
-      conditional(
-        new DeleteCommand({
-          TableName: table,
-          Key: keys.message(tenant, sessionId, seq),
-          ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(claimed_at)",
-        }),
-      ),
+      ops.deleteIf({ Key: keys.message(tenant, sessionId, seq), ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(claimed_at)" }),
   };
 }
 export type Messages = ReturnType<typeof createMessages>;

@@ -3,9 +3,7 @@
  * repeat: a replayed or duplicated record finds the claim, the schedule or the missing row and
  * does nothing twice (DESIGN-NOTES 1).
  */
-import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { Context } from "./context.js";
-import { lostCondition } from "./db.js";
 import type { Delivery } from "./delivery.js";
 import type { Elicitations } from "./elicitations.js";
 import { escalationKey, type Escalation } from "./escalation.js";
@@ -63,19 +61,12 @@ export function createReactions(
 
   /** The sparse pending index follows the count; the count itself moved in the resolving transaction. */
   async function dropFromPendingIndex(session: SessionItem) {
-    try {
-      await ctx.db.send(
-        new UpdateCommand({
-          TableName: ctx.table,
-          Key: keys.session(session.tenant, session.session_id),
-          UpdateExpression: "REMOVE pending_pk",
-          ConditionExpression: "pending_count <= :zero",
-          ExpressionAttributeValues: { ":zero": 0 },
-        }),
-      );
-    } catch (error) {
-      if (!lostCondition(error)) throw error;
-    }
+    await ctx.ops.updateIf({
+      Key: keys.session(session.tenant, session.session_id),
+      UpdateExpression: "REMOVE pending_pk",
+      ConditionExpression: "pending_count <= :zero",
+      ExpressionAttributeValues: { ":zero": 0 },
+    });
   }
 
   async function sessionChanged(before: SessionItem | undefined, after: SessionItem, audience: Audience) {

@@ -2,11 +2,10 @@
  * Inbox subscriptions: a human's connection hears the request, resolved and badge events of the
  * sessions it asked for and of their descendants, or of the whole tenant with `"*"`.
  */
-import { DeleteCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { DeleteCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { badRequest, notFound } from "../shared/errors.js";
 import { requireRole } from "./access.js";
 import type { Context } from "./context.js";
-import { lostCondition } from "./db.js";
 import { keys } from "./keys.js";
 import type { Caller } from "./items.js";
 import type { Sessions } from "./sessions.js";
@@ -23,7 +22,7 @@ const SUBSCRIBER_TTL_SECONDS = 3 * 3600;
 export const MAX_SUBSCRIBED_SESSIONS = 1_000;
 
 export function createSubscriptions(ctx: Context, sessions: Sessions) {
-  const { db, table } = ctx;
+  const { db, table, ops } = ctx;
 
   async function subscribers(tenant: string): Promise<SubscriberRow[]> {
     const rows: SubscriberRow[] = [];
@@ -50,24 +49,17 @@ export function createSubscriptions(ctx: Context, sessions: Sessions) {
         const found = await sessions.lookup(caller, wanted);
         if (found.some((s) => s.updated_at === null)) throw notFound("session");
       }
-      try {
-        await db.send(
-          new UpdateCommand({
-            TableName: table,
-            Key: keys.subscriber(caller.tenant, connectionId),
-            UpdateExpression: wanted === "*" ? "SET connection_id = :c, expires_at = :ttl, all_sessions = :all" : "SET connection_id = :c, expires_at = :ttl ADD session_ids :ids",
-            ConditionExpression: wanted === "*" ? undefined : "attribute_not_exists(session_ids) OR size(session_ids) <= :room",
-            ExpressionAttributeValues: {
-              ":c": connectionId,
-              ":ttl": Math.floor(ctx.now() / 1000) + SUBSCRIBER_TTL_SECONDS,
-              ...(wanted === "*" ? { ":all": true } : { ":ids": new Set(wanted), ":room": MAX_SUBSCRIBED_SESSIONS - wanted.length }),
-            },
-          }),
-        );
-      } catch (error) {
-        if (lostCondition(error)) throw badRequest(`a connection subscribes to at most ${MAX_SUBSCRIBED_SESSIONS} sessions (or to "*")`);
-        throw error;
-      }
+      const subscribed = await ops.updateIf({
+        Key: keys.subscriber(caller.tenant, connectionId),
+        UpdateExpression: wanted === "*" ? "SET connection_id = :c, expires_at = :ttl, all_sessions = :all" : "SET connection_id = :c, expires_at = :ttl ADD session_ids :ids",
+        ConditionExpression: wanted === "*" ? undefined : "attribute_not_exists(session_ids) OR size(session_ids) <= :room",
+        ExpressionAttributeValues: {
+          ":c": connectionId,
+          ":ttl": Math.floor(ctx.now() / 1000) + SUBSCRIBER_TTL_SECONDS,
+          ...(wanted === "*" ? { ":all": true } : { ":ids": new Set(wanted), ":room": MAX_SUBSCRIBED_SESSIONS - wanted.length }),
+        },
+      });
+      if (!subscribed) throw badRequest(`a connection subscribes to at most ${MAX_SUBSCRIBED_SESSIONS} sessions (or to "*")`);
     },
 
     /**
