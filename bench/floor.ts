@@ -1,7 +1,8 @@
 /**
  * The floor: what no design could beat on this machine, measured in the same run as the figures it
  * scales. A raw WebSocket echo round trip (server and client in this process) plus one conditional
- * UpdateItem against the same DynamoDB Local the runtime uses, on a table with the same stream setting.
+ * UpdateItem against the same DynamoDB Local the runtime uses, on a small table of its own (no stream, no
+ * indexes: see floorTable).
  */
 import { CreateTableCommand, DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { BatchWriteCommand, DynamoDBDocumentClient, GetCommand, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
