@@ -18,7 +18,7 @@ const credentials = { accessKeyId: "local", secretAccessKey: "local" };
  * runtime down, and itself. With one stream-enabled table a write costs what it costs without one.
  */
 let created: Promise<string> | undefined;
-function floorTable(client: DynamoDBClient): Promise<string> {
+export function floorTable(client: DynamoDBClient): Promise<string> {
   created ??= client
     .send(
       new CreateTableCommand({

@@ -17,6 +17,7 @@ import { mintToken } from "../local/tokens.js";
 import { TollgateRunner } from "../sdk/runner.js";
 import { BenchSocket, httpClient, pool, sleep, type Frame } from "./clients.js";
 import { floorPhase } from "./floor.js";
+import { gatewayFloorPhase } from "./gateway-floor.js";
 import { findDynamoJava, memoryOf, startChildRuntime } from "./runtime.js";
 import { cdfPoints, now, summarize, type Summary } from "./stats.js";
 import { cdfSvg } from "./svg.js";
@@ -508,6 +509,10 @@ async function main() {
       results.floor = { total: summarize(floor.total), wsEcho: summarize(floor.echo), conditionalUpdate: summarize(floor.update) };
       results.designFloor = summarize(floor.design);
       results.designFloorParts = { getItem: summarize(floor.designGet), transactWrite4: summarize(floor.designTransaction) };
+      const gateway = await gatewayFloorPhase(runtime, dynamo.endpoint, runnerToken, Math.min(config.floorSamples, 1000), "main");
+      samples.gatewayFloor = gateway.total;
+      results.gatewayFloor = summarize(gateway.total);
+      results.gatewayFloorParts = { httpRequest: summarize(gateway.httpHop), push: summarize(gateway.push) };
     }
     if (config.phases.includes("roundtrip")) {
       log(`round trip: ${config.verdicts} verdicts`);
@@ -560,7 +565,7 @@ async function main() {
   const floorP99 = (results.floor as { total: Summary } | undefined)?.total.p99;
   const ratios: Record<string, unknown> = {};
   if (floorP50) {
-    for (const name of ["designFloor", "roundTrip", "park", "badge"] as const) {
+    for (const name of ["gatewayFloor", "designFloor", "roundTrip", "park", "badge"] as const) {
       const s = results[name] as Summary | undefined;
       if (s) ratios[name] = { p50: ratio(s.p50, floorP50), p99: ratio(s.p99, floorP99!) };
     }
@@ -599,6 +604,7 @@ async function main() {
 function drawCdf(output: { machine: { cores: number; cpu: string; node: string }; generatedAt: string; knobs: { dynamodb: string }; cdf: Record<string, [number, number][]> }, out: string) {
   const curves = [
     { key: "floor", label: "floor: ws echo + conditional UpdateItem", color: "#6b7280", dashed: true },
+    { key: "gatewayFloor", label: "gateway floor: HTTP + UpdateItem + @connections", color: "#f59e0b", dashed: true },
     { key: "designFloor", label: "design floor: echo + Get + Txn(4)", color: "#a855f7", dashed: true },
     { key: "roundTrip", label: "verdict round trip (POST → promise)", color: "#2563eb" },
     { key: "park", label: "park (elicit → elicitation.parked)", color: "#16a34a" },
@@ -624,6 +630,9 @@ function printTable(o: Record<string, any>) {
     row("floor (ws echo + cond. UpdateItem)", o.floor?.total),
     row("  ws echo", o.floor?.wsEcho),
     row("  conditional UpdateItem", o.floor?.conditionalUpdate),
+    row("gateway floor (HTTP+Update+push)", o.gatewayFloor, o.ratios?.gatewayFloor),
+    row("  HTTP request (401)", o.gatewayFloorParts?.httpRequest),
+    row("  @connections push to frame", o.gatewayFloorParts?.push),
     row("design floor (echo+Get+Txn4)", o.designFloor, o.ratios?.designFloor),
     row("  GetItem", o.designFloorParts?.getItem),
     row("  TransactWriteItems(4)", o.designFloorParts?.transactWrite4),
