@@ -32,14 +32,33 @@ export function floorTable(client: DynamoDBClient): Promise<string> {
   return created;
 }
 
+/** Items `<prefix>0 .. <prefix>n-1`, each pending, for one conditional write apiece. */
+export async function seedPending(db: DynamoDBDocumentClient, table: string, prefix: string, n: number, extra: Record<string, string> = {}) {
+  for (let i = 0; i < n; i += 25) {
+    const batch = Array.from({ length: Math.min(25, n - i) }, (_, j) => ({ PutRequest: { Item: { pk: `${prefix}${i + j}`, status: "pending", ...extra } } }));
+    await db.send(new BatchWriteCommand({ RequestItems: { [table]: batch } }));
+  }
+}
+
+/** The floor's one write: a pending item resolved by a conditional UpdateItem. */
+export function resolveOnce(db: DynamoDBDocumentClient, table: string, pk: string) {
+  return db.send(
+    new UpdateCommand({
+      TableName: table,
+      Key: { pk },
+      UpdateExpression: "SET #s = :resolved, verdict = :v",
+      ConditionExpression: "#s = :pending",
+      ExpressionAttributeNames: { "#s": "status" },
+      ExpressionAttributeValues: { ":resolved": "resolved", ":pending": "pending", ":v": { action: "accept", reason: "answered" } },
+    }),
+  );
+}
+
 export async function floorPhase(dynamoEndpoint: string, samples: number, tag: string) {
   const client = new DynamoDBClient({ endpoint: dynamoEndpoint, region: "us-east-1", credentials });
   const db = DynamoDBDocumentClient.from(client);
   const table = await floorTable(client);
-  for (let i = 0; i < samples; i += 25) {
-    const batch = Array.from({ length: Math.min(25, samples - i) }, (_, j) => ({ PutRequest: { Item: { pk: `${tag}-f${i + j}`, status: "pending" } } }));
-    await db.send(new BatchWriteCommand({ RequestItems: { [table]: batch } }));
-  }
+  await seedPending(db, table, `${tag}-f`, samples);
   const server = new WebSocketServer({ host: "127.0.0.1", port: 0, perMessageDeflate: false });
   server.on("connection", (ws) => ws.on("message", (data, binary) => ws.send(data, { binary })));
   await new Promise<void>((r) => server.once("listening", () => r()));
@@ -59,16 +78,7 @@ export async function floorPhase(dynamoEndpoint: string, samples: number, tag: s
       ws.send(frame);
     });
     const t1 = now();
-    await db.send(
-      new UpdateCommand({
-        TableName: table,
-        Key: { pk: `${tag}-f${i}` },
-        UpdateExpression: "SET #s = :resolved, verdict = :v",
-        ConditionExpression: "#s = :pending",
-        ExpressionAttributeNames: { "#s": "status" },
-        ExpressionAttributeValues: { ":resolved": "resolved", ":pending": "pending", ":v": { action: "accept", reason: "answered" } },
-      }),
-    );
+    await resolveOnce(db, table, `${tag}-f${i}`);
     const t2 = now();
     echo.push(t1 - t0);
     update.push(t2 - t1);
@@ -82,10 +92,7 @@ export async function floorPhase(dynamoEndpoint: string, samples: number, tag: s
   const designGet: number[] = [];
   const designTransaction: number[] = [];
   const designSamples = Math.min(samples, 1000);
-  for (let i = 0; i < designSamples; i += 25) {
-    const batch = Array.from({ length: Math.min(25, designSamples - i) }, (_, j) => ({ PutRequest: { Item: { pk: `${tag}-d${i + j}`, status: "pending", connection_id: "c1" } } }));
-    await db.send(new BatchWriteCommand({ RequestItems: { [table]: batch } }));
-  }
+  await seedPending(db, table, `${tag}-d`, designSamples, { connection_id: "c1" });
   for (let i = 0; i < designSamples; i++) {
     const t0 = now();
     await new Promise<void>((r) => {

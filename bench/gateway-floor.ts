@@ -5,10 +5,10 @@
  * one `@connections` POST through the stand-in to a WebSocket client, until the frame arrives.
  */
 import { ApiGatewayManagementApiClient, PostToConnectionCommand } from "@aws-sdk/client-apigatewaymanagementapi";
-import { BatchWriteCommand, DynamoDBDocumentClient, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { BenchSocket, httpClient } from "./clients.js";
-import { floorTable } from "./floor.js";
+import { floorTable, resolveOnce, seedPending } from "./floor.js";
 import { now } from "./stats.js";
 
 const credentials = { accessKeyId: "local", secretAccessKey: "local" };
@@ -17,10 +17,7 @@ export async function gatewayFloorPhase(urls: { httpUrl: string; wsUrl: string }
   const client = new DynamoDBClient({ endpoint: dynamoEndpoint, region: "us-east-1", credentials });
   const db = DynamoDBDocumentClient.from(client);
   const table = await floorTable(client);
-  for (let i = 0; i < samples; i += 25) {
-    const batch = Array.from({ length: Math.min(25, samples - i) }, (_, j) => ({ PutRequest: { Item: { pk: `${tag}-g${i + j}`, status: "pending" } } }));
-    await db.send(new BatchWriteCommand({ RequestItems: { [table]: batch } }));
-  }
+  await seedPending(db, table, `${tag}-g`, samples);
   const http = httpClient(urls.httpUrl, 1);
   const socket = await BenchSocket.open(urls.wsUrl, runnerToken);
   const hello = await socket.request({ action: "hello", sessions: [{ session_id: `${tag}_gateway_floor` }] });
@@ -36,16 +33,7 @@ export async function gatewayFloorPhase(urls: { httpUrl: string; wsUrl: string }
     const refused = await http.call("not-a-token", "POST", `/v1/sessions/${tag}_gateway_floor/events`, { type: "approval", elicitation_id: "x", action: "accept" });
     if (refused.status !== 401) throw new Error(`gateway floor: expected 401, got ${refused.status}`);
     const t1 = now();
-    await db.send(
-      new UpdateCommand({
-        TableName: table,
-        Key: { pk: `${tag}-g${i}` },
-        UpdateExpression: "SET #s = :resolved",
-        ConditionExpression: "#s = :pending",
-        ExpressionAttributeNames: { "#s": "status" },
-        ExpressionAttributeValues: { ":resolved": "resolved", ":pending": "pending" },
-      }),
-    );
+    await resolveOnce(db, table, `${tag}-g${i}`);
     const t2 = now();
     const [at] = await Promise.all([
       new Promise<number>((resolve) => (arrived = resolve)),
