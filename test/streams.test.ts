@@ -8,18 +8,19 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { invocation, invoke } from "../local/lambda.js";
 import { sleep, startTollgate, type Harness } from "./support/tollgate.js";
 
-/** What each streams invocation asked of the subscriber partitions and of `@connections`. */
-const streamsCalls = new Map<object, { subscriberQueries: string[]; pushes: string[] }>();
+/** What each streams invocation asked of the subscriber partitions, of message queues and of `@connections`. */
+const streamsCalls = new Map<object, { subscriberQueries: string[]; queueQueries: string[]; pushes: string[] }>();
 // Observe (not replace) every SDK call: all clients share the base class's send.
 const base = Object.getPrototypeOf(DynamoDBClient.prototype) as { send: (...args: any[]) => Promise<unknown> };
 const send = base.send;
 base.send = function (this: unknown, command: any, ...rest: unknown[]) {
   const store = invocation.getStore();
   if (store?.functionName === "streams") {
-    const calls = streamsCalls.get(store) ?? { subscriberQueries: [], pushes: [] };
+    const calls = streamsCalls.get(store) ?? { subscriberQueries: [], queueQueries: [], pushes: [] };
     streamsCalls.set(store, calls);
     const pk = command.input?.ExpressionAttributeValues?.[":pk"];
     if (command.constructor.name === "QueryCommand" && String(pk).endsWith("#SUBSCRIBERS")) calls.subscriberQueries.push(pk);
+    if (command.constructor.name === "QueryCommand" && command.input.ExpressionAttributeValues[":prefix"] === "M#") calls.queueQueries.push(pk);
     if (command.constructor.name === "PostToConnectionCommand") calls.pushes.push(command.input.ConnectionId);
   }
   return send.call(this, command, ...rest);
@@ -119,4 +120,20 @@ it("reads each tenant's subscribers once per batch, still reaches every subscrib
   await expect.poll(() => globex.frames.length - heard).toBeGreaterThanOrEqual(5);
   expect(new Set(globex.frames.slice(heard).map((f) => f.session_id))).toEqual(new Set(["audience_globex"]));
   dynamo.destroy();
+});
+
+it("looks into a session's message queue as its count drops to 0 only if a message ever joined it", async () => {
+  const human = await t.token("human");
+  const runnerToken = await t.token("runner");
+  const runner = await t.socket(runnerToken);
+  await runner.request({ action: "hello", sessions: [{ session_id: "quiet_s" }, { session_id: "chatty_s" }] });
+  streamsCalls.clear();
+  for (const s of ["quiet_s", "chatty_s"]) await runner.request({ action: "elicit", session_id: s, elicitation_id: `${s}_e`, params: { message: "ok?" } });
+  expect((await t.http(runnerToken, "POST", "/v1/sessions/chatty_s/messages", { text: "held" })).body.status).toBe("held");
+  for (const s of ["quiet_s", "chatty_s"]) await t.http(human, "POST", `/v1/sessions/${s}/events`, { type: "approval", elicitation_id: `${s}_e`, action: "accept" });
+  await runner.next((f) => f.type === "session.message" && f.session_id === "chatty_s");
+  await t.quietScan();
+  const queueQueries = [...streamsCalls.values()].flatMap((calls) => calls.queueQueries);
+  expect(queueQueries.filter((pk) => pk.endsWith("#quiet_s"))).toEqual([]);
+  expect(queueQueries.filter((pk) => pk.endsWith("#chatty_s")).length).toBeGreaterThan(0);
 });

@@ -74,7 +74,9 @@ export function createReactions(
     await audience.publish(after.tenant, sessionAndAncestors(after), badgeEvent(after));
     if (after.pending_count > 0) return;
     if (after.pending_pk) await dropFromPendingIndex(after);
-    await messages.flush(after.tenant, after.session_id); // the gate opened: held messages go out in order
+    // The gate opened: held messages go out in order. A session no message ever joined has none to look for
+    // (one appended after this image flushes itself: its sender finds the gate open).
+    if (after.message_seq !== undefined) await messages.flush(after.tenant, after.session_id);
   }
 
   /** React to one change of a stream batch; `audience` publishes for the whole batch. */
