@@ -14,17 +14,20 @@ import {
 export type Key = { pk: string; sk: string };
 export type TransactItem = NonNullable<TransactWriteCommandInput["TransactItems"]>[number];
 
+/** The per-item reason codes of a cancelled transaction; none for any other error. */
+function cancellationCodes(error: unknown): (string | undefined)[] {
+  const e = error as { name?: string; CancellationReasons?: { Code?: string }[] };
+  return e?.name === "TransactionCanceledException" ? (e.CancellationReasons ?? []).map((r) => r.Code) : [];
+}
+
 /** True when a write lost its condition, alone or inside a transaction. */
 export function lostCondition(error: unknown): boolean {
-  const e = error as { name?: string; CancellationReasons?: { Code?: string }[] };
-  if (e?.name === "ConditionalCheckFailedException") return true;
-  return e?.name === "TransactionCanceledException" && (e.CancellationReasons ?? []).some((r) => r.Code === "ConditionalCheckFailed");
+  return (error as { name?: string })?.name === "ConditionalCheckFailedException" || cancellationCodes(error).includes("ConditionalCheckFailed");
 }
 
 /** True when the transaction was cancelled by the condition of its item at `index`. */
 export function failedConditionAt(error: unknown, index: number): boolean {
-  const e = error as { name?: string; CancellationReasons?: { Code?: string }[] };
-  return e?.name === "TransactionCanceledException" && e.CancellationReasons?.[index]?.Code === "ConditionalCheckFailed";
+  return cancellationCodes(error)[index] === "ConditionalCheckFailed";
 }
 
 /** Tries of a transaction that another one touching the same item cancelled (the AWS SDK does not retry those). */
@@ -32,8 +35,8 @@ const TRANSACTION_TRIES = 5;
 
 /** True when a concurrent transaction on one of its items cancelled this one: trying again may succeed. */
 function conflicted(error: unknown): boolean {
-  const e = error as { name?: string; CancellationReasons?: { Code?: string }[] };
-  return e?.name === "TransactionCanceledException" && !lostCondition(error) && (e.CancellationReasons ?? []).some((r) => r.Code === "TransactionConflict");
+  const codes = cancellationCodes(error);
+  return codes.includes("TransactionConflict") && !codes.includes("ConditionalCheckFailed");
 }
 
 /**
