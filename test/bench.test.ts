@@ -1,0 +1,75 @@
+/**
+ * Issue 8: `npm run bench` in miniature (a few samples per phase, 20 runners), as a check that every
+ * figure the issue names is measured and written, and that the load phase's own bookkeeping holds.
+ * No time is asserted: speed is the bench's business, not the tests'.
+ */
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, expect, it } from "vitest";
+
+const work = mkdtempSync(join(tmpdir(), "tollgate-bench-test-"));
+const out = join(work, "mini.json");
+let printed = "";
+let report: any;
+
+const knobs = {
+  BENCH_VERDICTS: "30",
+  BENCH_WARMUP: "5",
+  BENCH_FLOOR_SAMPLES: "30",
+  BENCH_BADGES: "10",
+  BENCH_THINK_MS: "5",
+  BENCH_LOAD_RUNNERS: "20",
+  BENCH_LOAD_ELICITATIONS: "60",
+  BENCH_HUMANS: "3",
+  BENCH_LOAD_TIMEOUT_SECONDS: "60",
+  BENCH_QUIET_WAIT_SECONDS: "0",
+  BENCH_OUT: out,
+};
+
+beforeAll(async () => {
+  const child = spawn(process.execPath, ["--import", "tsx", "bench/run.ts"], { env: { ...process.env, ...knobs }, stdio: ["ignore", "pipe", "pipe"] });
+  child.stdout.on("data", (chunk) => (printed += chunk));
+  child.stderr.on("data", (chunk) => (printed += chunk));
+  const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+  if (code !== 0) throw new Error(`npm run bench exited ${code}:\n${printed.slice(-2000)}`);
+  report = JSON.parse(readFileSync(out, "utf8"));
+}, 240_000);
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+const summary = (n: number) => ({ n, p50: expect.any(Number), p99: expect.any(Number), max: expect.any(Number) });
+
+it("measures the floor, the gateway and design floors, round trip, park and badge push, each with its count", () => {
+  expect(report.floor).toMatchObject({ total: summary(30), wsEcho: summary(30), conditionalUpdate: summary(30) });
+  expect(report.gatewayFloor).toMatchObject(summary(30));
+  expect(report.designFloor).toMatchObject(summary(30));
+  expect(report.roundTrip).toMatchObject(summary(30));
+  expect(report.park).toMatchObject(summary(30));
+  expect(report.badge).toMatchObject(summary(10));
+  expect(report.roundTripErrors).toBe(0);
+  expect(report.badgeErrors).toBe(0);
+  for (const s of [report.floor.total, report.roundTrip, report.park, report.badge]) expect(s.p50 <= s.p99 && s.p99 <= s.max).toBe(true);
+});
+
+it("states each figure as a ratio to the floor measured in the same run", () => {
+  for (const name of ["gatewayFloor", "designFloor", "roundTrip", "park", "badge"]) {
+    expect(report.ratios[name].p50).toBeCloseTo(report[name].p50 / report.floor.total.p50, 1);
+    expect(report.ratios[name].p99).toBeCloseTo(report[name].p99 / report.floor.total.p99, 1);
+  }
+});
+
+it("runs the load with every verdict delivered once, no errors, exact badges, and the runtime's peak memory", () => {
+  expect(report.load).toMatchObject({ runners: 20, humans: 3, elicitations: 60, verdicts: 60, errors: 0, lost: 0, doubled: 0, wrongVerdicts: 0, badgesExact: true });
+  expect(report.load.maxParked).toBe(20);
+  expect(report.load.throughput).toBeGreaterThan(0);
+  expect(report.memory.runtimeNode.peakMiB).toBeGreaterThan(0);
+  expect(report.runtimeHealth).toMatchObject({ streamFailures: 0, loggedErrors: 0 });
+});
+
+it("records its knobs and draws the CDF next to the JSON, and prints the table", () => {
+  expect(report.knobs).toMatchObject({ streamPollMs: expect.any(Number), streamBatchSize: expect.any(Number), verdicts: 30, loadRunners: 20 });
+  expect(existsSync(join(work, "latency-cdf-mini.svg"))).toBe(true);
+  expect(readFileSync(join(work, "latency-cdf-mini.svg"), "utf8")).toContain("verdict round trip");
+  expect(printed).toMatch(/verdict round trip\s+30\s/);
+});
