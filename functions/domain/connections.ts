@@ -8,9 +8,9 @@ import type { Context } from "./context.js";
 import { keys } from "./keys.js";
 import type { Caller, ConnectionItem, ElicitationItem, PendingRow } from "./items.js";
 
-/** API Gateway closes every WebSocket after two hours; stale items expire a little later. */
 export const MAX_SESSIONS_PER_CONNECTION = 1_000;
 
+/** API Gateway closes every WebSocket after two hours; stale items expire a little later. */
 const CONNECTION_TTL_SECONDS = 3 * 3600;
 
 export function createConnections(ctx: Context) {
@@ -18,7 +18,7 @@ export function createConnections(ctx: Context) {
   const ttl = () => Math.floor(ctx.now() / 1000) + CONNECTION_TTL_SECONDS;
 
   async function unbindSession(tenant: string, sessionId: string, connectionId: string) {
-    await ops.updateIf({
+    await ops.updated({
       Key: keys.session(tenant, sessionId),
       UpdateExpression: "REMOVE runner_connection_id",
       ConditionExpression: "runner_connection_id = :c",
@@ -48,7 +48,7 @@ export function createConnections(ctx: Context) {
      */
     async track(caller: Caller, connectionId: string, sessionIds: string[]): Promise<void> {
       if (sessionIds.length === 0) return;
-      const tracked = await ops.updateIf({
+      const tracked = await ops.updated({
         Key: keys.connection(caller.tenant, connectionId),
         UpdateExpression: "ADD sessions :s",
         ConditionExpression: "attribute_not_exists(sessions) OR size(sessions) <= :room",
@@ -78,7 +78,7 @@ export function createConnections(ctx: Context) {
      * handler does the rest (`afterGone`), so only it needs to touch schedules.
      */
     async gone(tenant: string, connectionId: string): Promise<void> {
-      await ops.updateIf({
+      await ops.updated({
         Key: keys.connection(tenant, connectionId),
         UpdateExpression: "SET gone_at = :now",
         ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(gone_at)",

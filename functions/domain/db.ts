@@ -72,6 +72,10 @@ export function tableOps(db: DynamoDBDocumentClient, table: string) {
       const out = await unlessLost(db.send(new UpdateCommand({ ...input, TableName: table, ReturnValues: "ALL_NEW" })));
       return out?.Attributes as T | undefined;
     },
+    /** A conditional UpdateItem: false when its condition did not hold. */
+    async updated(input: Omit<UpdateCommandInput, "TableName" | "ReturnValues">): Promise<boolean> {
+      return (await unlessLost(db.send(new UpdateCommand({ ...input, TableName: table })))) !== undefined;
+    },
     /** A conditional DeleteItem: false when its condition did not hold. */
     async deleteIf(input: Omit<DeleteCommandInput, "TableName">): Promise<boolean> {
       return (await unlessLost(db.send(new DeleteCommand({ ...input, TableName: table })))) !== undefined;

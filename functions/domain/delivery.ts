@@ -1,7 +1,8 @@
 /**
  * Verdict delivery with a claim (DESIGN-NOTES 1, 2): the claim `delivered_to` is written before the
  * push (on the fast path by the resolving transaction itself, elsewhere by `claim` here), so the
- * fast path, the stream safety net and a replay never send the same verdict twice to one connection. A push to a dead connection releases the claim and forgets the connection: the
+ * fast path, the stream safety net and a replay never send the same verdict twice to one
+ * connection. A push to a dead connection releases the claim and forgets the connection: the
  * runner's `hello` with `resume` delivers it later.
  */
 import type { Context } from "./context.js";
@@ -22,7 +23,7 @@ export function createDelivery(ctx: Context, onGone: (tenant: string, connection
   const { ops } = ctx;
 
   async function claim(item: Resolved, connectionId: string, again: boolean): Promise<boolean> {
-    return (await ops.updateIf({
+    return ops.updated({
       Key: keys.elicitation(item.tenant, item.elicitation_id),
       UpdateExpression: "SET delivered_to = :c, delivered_at = :now, connection_id = :c",
       ConditionExpression: again
@@ -30,12 +31,12 @@ export function createDelivery(ctx: Context, onGone: (tenant: string, connection
         : "#s = :resolved AND attribute_not_exists(delivered_to)",
       ExpressionAttributeNames: { "#s": "status" },
       ExpressionAttributeValues: { ":c": connectionId, ":now": ctx.iso(), ":resolved": "resolved" },
-    })) !== undefined;
+    });
   }
 
   /** Undo a claim whose push failed; `forget` also drops the dead connection. */
   async function release(item: Resolved, connectionId: string, forget: boolean): Promise<void> {
-    await ops.updateIf({
+    await ops.updated({
       Key: keys.elicitation(item.tenant, item.elicitation_id),
       UpdateExpression: forget ? "REMOVE delivered_to, delivered_at, connection_id" : "REMOVE delivered_to, delivered_at",
       ConditionExpression: "delivered_to = :c",

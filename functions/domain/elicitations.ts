@@ -70,13 +70,13 @@ export function createElicitations(ctx: Context, sessions: Sessions, delivery: D
 
   /** Bind a pending elicitation to a runner's connection; false when it is no longer pending or a newer connection holds it. */
   async function bind(item: ElicitationItem, connection: Connection): Promise<boolean> {
-    return (await ops.updateIf({
+    return ops.updated({
       Key: keys.elicitation(item.tenant, item.elicitation_id),
       UpdateExpression: "SET connection_id = :c, bound_at = :at",
       ConditionExpression: "#s = :pending AND (attribute_not_exists(bound_at) OR bound_at <= :at)",
       ExpressionAttributeNames: { "#s": "status" },
       ExpressionAttributeValues: { ":c": connection.id, ":at": connection.connectedAt, ":pending": "pending" },
-    })) !== undefined;
+    });
   }
 
   /**
@@ -105,7 +105,7 @@ export function createElicitations(ctx: Context, sessions: Sessions, delivery: D
 
   /** A re-publish after a failed notice delivery arms the block again (PROTOCOL rule 4). */
   async function rearm(item: ElicitationItem): Promise<void> {
-    await ops.updateIf({
+    await ops.updated({
       Key: keys.elicitation(item.tenant, item.elicitation_id),
       UpdateExpression: "SET block_state = :armed ADD block_round :one",
       ConditionExpression: "block_state = :released AND #s = :pending",

@@ -35,9 +35,6 @@ export function messageFrame(row: Pick<MessageItem, "session_id" | "message_id" 
 export function createMessages(ctx: Context, onGone: (tenant: string, connectionId: string) => Promise<void>) {
   const { db, table, ops } = ctx;
 
-  /** A conditional update of a row or the session: false when its condition did not hold. */
-  const updated = async (update: Parameters<typeof ops.updateIf>[0]) => (await ops.updateIf(update)) !== undefined;
-
   async function append(tenant: string, sessionId: string, m: Outgoing): Promise<MessageItem> {
     const session = await ops.updateIf<SessionItem>({
       Key: keys.session(tenant, sessionId),
@@ -74,7 +71,7 @@ export function createMessages(ctx: Context, onGone: (tenant: string, connection
     });
 
   const unlease = (tenant: string, sessionId: string, until: number) =>
-    updated({
+    ops.updated({
       Key: keys.session(tenant, sessionId),
       UpdateExpression: "REMOVE flush_lease",
       ConditionExpression: "flush_lease = :until",
@@ -82,14 +79,14 @@ export function createMessages(ctx: Context, onGone: (tenant: string, connection
     });
 
   const claim = (row: MessageItem) =>
-    updated({
+    ops.updated({
       Key: { pk: row.pk, sk: row.sk },
       UpdateExpression: "SET claimed_at = :now",
       ConditionExpression: "attribute_exists(pk) AND (attribute_not_exists(claimed_at) OR claimed_at < :stale)",
       ExpressionAttributeValues: { ":now": ctx.now(), ":stale": ctx.now() - STALE_CLAIM_MS },
     });
 
-  const unclaim = (row: MessageItem) => updated({ Key: { pk: row.pk, sk: row.sk }, UpdateExpression: "REMOVE claimed_at", ConditionExpression: "attribute_exists(pk)" });
+  const unclaim = (row: MessageItem) => ops.updated({ Key: { pk: row.pk, sk: row.sk }, UpdateExpression: "REMOVE claimed_at", ConditionExpression: "attribute_exists(pk)" });
 
   /** One pass under the lease over the rows looked at; false when the runner turned out to be gone. */
   async function deliverQueued(tenant: string, rows: MessageItem[], session: SessionItem): Promise<boolean> {

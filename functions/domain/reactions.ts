@@ -61,7 +61,7 @@ export function createReactions(
 
   /** The sparse pending index follows the count; the count itself moved in the resolving transaction. */
   async function dropFromPendingIndex(session: SessionItem) {
-    await ctx.ops.updateIf({
+    await ctx.ops.updated({
       Key: keys.session(session.tenant, session.session_id),
       UpdateExpression: "REMOVE pending_pk",
       ConditionExpression: "pending_count <= :zero",

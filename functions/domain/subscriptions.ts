@@ -49,7 +49,7 @@ export function createSubscriptions(ctx: Context, sessions: Sessions) {
         const found = await sessions.lookup(caller, wanted);
         if (found.some((s) => s.updated_at === null)) throw notFound("session");
       }
-      const subscribed = await ops.updateIf({
+      const subscribed = await ops.updated({
         Key: keys.subscriber(caller.tenant, connectionId),
         UpdateExpression: wanted === "*" ? "SET connection_id = :c, expires_at = :ttl, all_sessions = :all" : "SET connection_id = :c, expires_at = :ttl ADD session_ids :ids",
         ConditionExpression: wanted === "*" ? undefined : "attribute_not_exists(session_ids) OR size(session_ids) <= :room",
