@@ -68,15 +68,17 @@ export async function floorPhase(dynamoEndpoint: string, samples: number, tag: s
   let echoed: (() => void) | undefined;
   ws.on("message", () => echoed?.());
   const frame = JSON.stringify({ type: "elicitation.verdict", elicitation_id: "elicit_0123456789abcdef", session_id: "bench_rt", action: "accept", reason: "answered" });
+  const echoOnce = () =>
+    new Promise<void>((r) => {
+      echoed = r;
+      ws.send(frame);
+    });
   const total: number[] = [];
   const echo: number[] = [];
   const update: number[] = [];
   for (let i = 0; i < samples; i++) {
     const t0 = now();
-    await new Promise<void>((r) => {
-      echoed = r;
-      ws.send(frame);
-    });
+    await echoOnce();
     const t1 = now();
     await resolveOnce(db, table, `${tag}-f${i}`);
     const t2 = now();
@@ -95,10 +97,7 @@ export async function floorPhase(dynamoEndpoint: string, samples: number, tag: s
   await seedPending(db, table, `${tag}-d`, designSamples, { connection_id: "c1" });
   for (let i = 0; i < designSamples; i++) {
     const t0 = now();
-    await new Promise<void>((r) => {
-      echoed = r;
-      ws.send(frame);
-    });
+    await echoOnce();
     const t1 = now();
     await db.send(new GetCommand({ TableName: table, Key: { pk: `${tag}-d${i}` }, ConsistentRead: true }));
     const t2 = now();

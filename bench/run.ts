@@ -503,7 +503,6 @@ async function main() {
       log(`floor: ${config.floorSamples} samples`);
       const meter = cpuMeter(runtime.pid, javaPid);
       const floor = await floorPhase(dynamo.endpoint, config.floorSamples, "main");
-      cpu.floor = meter();
       samples.floor = floor.total;
       samples.designFloor = floor.design;
       results.floor = { total: summarize(floor.total), wsEcho: summarize(floor.echo), conditionalUpdate: summarize(floor.update) };
@@ -513,6 +512,7 @@ async function main() {
       samples.gatewayFloor = gateway.total;
       results.gatewayFloor = summarize(gateway.total);
       results.gatewayFloorParts = { httpRequest: summarize(gateway.httpHop), push: summarize(gateway.push) };
+      cpu.floor = meter();
     }
     if (config.phases.includes("roundtrip")) {
       log(`round trip: ${config.verdicts} verdicts`);
