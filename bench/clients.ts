@@ -151,3 +151,14 @@ export async function pool<T, R>(items: T[], limit: number, task: (item: T, inde
   );
   return results;
 }
+
+/** `promise`, or a rejection naming `what` once `ms` have passed without an answer. */
+export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms);
+    promise.then(
+      (v) => (clearTimeout(timer), resolve(v)),
+      (e) => (clearTimeout(timer), reject(e)),
+    );
+  });
+}

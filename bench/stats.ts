@@ -41,3 +41,9 @@ export function cdfPoints(samples: number[]): [number, number][] {
 
 /** A stopwatch in milliseconds with sub-millisecond resolution. */
 export const now = () => performance.now();
+
+/** Rounded to two decimals: the precision of every figure that is not a latency summary. */
+export const hundredths = (x: number) => Math.round(x * 100) / 100;
+
+/** `a / b` to two decimals. */
+export const ratio = (a: number, b: number) => hundredths(a / b);

@@ -7,9 +7,9 @@
 import { ApiGatewayManagementApiClient, PostToConnectionCommand } from "@aws-sdk/client-apigatewaymanagementapi";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { BenchSocket, httpClient } from "./clients.js";
+import { BenchSocket, httpClient } from "../clients.js";
 import { floorTable, resolveOnce, seedPending } from "./floor.js";
-import { now } from "./stats.js";
+import { now } from "../stats.js";
 
 const credentials = { accessKeyId: "local", secretAccessKey: "local" };
 

@@ -7,7 +7,7 @@
 import { CreateTableCommand, DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { BatchWriteCommand, DynamoDBDocumentClient, GetCommand, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import WebSocket, { WebSocketServer } from "ws";
-import { now } from "./stats.js";
+import { now } from "../stats.js";
 
 const credentials = { accessKeyId: "local", secretAccessKey: "local" };
 
