@@ -1,18 +1,29 @@
+// @ts-check
 // The standalone approval page: approval.html?elicitation=<id> shows one card and keeps it live.
-import { api, boot, createCard, h, live, seg, sessionsByIds } from "./lib.js";
+import { api, ApiError, seg, sessionsByIds } from "./api.js";
+import { createCard } from "./card.js";
+import { byId, h } from "./dom.js";
+import { live } from "./live.js";
+import { boot } from "./signin.js";
 
-const id = new URLSearchParams(location.search).get("elicitation");
-const slot = () => document.getElementById("slot");
+/** @typedef {import("./types").Verdict} Verdict */
+/** @typedef {import("./types").ElicitationReply} ElicitationReply */
+
+const id = new URLSearchParams(location.search).get("elicitation") ?? "";
+const slot = () => byId("slot");
+/** @type {import("./card.js").Card | null} */
 let card = null;
-let verdict = null; // a resolution that may arrive while the card is still loading
+/** @type {Verdict | null} a resolution that may arrive while the card is still loading */
+let verdict = null;
 
 async function load() {
+  /** @type {ElicitationReply} */
   let e;
   try {
     e = await api(`/v1/elicitations/${seg(id)}`);
   } catch (err) {
     if (card) return; // keep what is on screen; the next reconnect tries again
-    const text = err.status === 404 ? "There is no approval with this id." : err.message;
+    const text = err instanceof ApiError && err.status === 404 ? "There is no approval with this id." : err instanceof Error ? err.message : String(err);
     return slot().replaceChildren(h("p", { class: "error", role: "alert" }, text));
   }
   if (!card) {

@@ -57,15 +57,11 @@ const StringProperty = z.strictObject({
   format: z.enum(["email", "uri", "date", "date-time"]).optional(),
   default: Text(4_000).optional(),
 });
-const NumberProperty = z.strictObject({
-  type: z.enum(["number", "integer"]),
-  ...Described,
-  minimum: StorableNumber.optional(),
-  maximum: StorableNumber.optional(),
-  default: StorableNumber.optional(),
-});
+const Bounds = { ...Described, minimum: StorableNumber.optional(), maximum: StorableNumber.optional(), default: StorableNumber.optional() };
+const NumberProperty = z.strictObject({ type: z.literal("number"), ...Bounds });
+const IntegerProperty = z.strictObject({ type: z.literal("integer"), ...Bounds });
 const BooleanProperty = z.strictObject({ type: z.literal("boolean"), ...Described, default: z.boolean().optional() });
-export const SchemaProperty = z.discriminatedUnion("type", [StringProperty, NumberProperty, BooleanProperty]);
+export const SchemaProperty = z.discriminatedUnion("type", [StringProperty, NumberProperty, IntegerProperty, BooleanProperty]);
 export type SchemaProperty = z.infer<typeof SchemaProperty>;
 
 export const RequestedSchema = z

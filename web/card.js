@@ -1,0 +1,134 @@
+// @ts-check
+// An approval card: the question, its answer form, and then the verdict, whoever gave it.
+import { api, ApiError, seg } from "./api.js";
+import { fill, h, nextId } from "./dom.js";
+import { buildField, readForm } from "./form.js";
+import { claims } from "./signin.js";
+import { timeEl } from "./time.js";
+import { verdictWords } from "./verdict.js";
+
+/** @typedef {import("./types").RequestEvent} RequestEvent */
+/** @typedef {import("./types").RequestedSchema} RequestedSchema */
+/** @typedef {import("./types").Verdict} Verdict */
+/** @typedef {import("./types").VerdictAction} VerdictAction */
+/** @typedef {{label?: string, sub?: boolean, sessionHref?: string | null, standalone?: boolean}} CardOptions */
+/** @typedef {{el: HTMLElement, id: string, event: RequestEvent, resolve: (v: Verdict, o?: {note?: string, provisional?: boolean}) => void, readonly resolved: boolean}} Card */
+
+/**
+ * "Accepted — answered by user_42, 2 minutes ago" as nodes, plus the submitted content.
+ * @param {Verdict} v @param {string | undefined} note @param {RequestedSchema | undefined} schema
+ */
+function verdictNodes(v, note, schema) {
+  const words = verdictWords(v);
+  const nodes = [
+    note ? h("span", { class: "note" }, note) : null,
+    h("strong", {}, words.action),
+    ` — ${words.how} `,
+    h("span", { class: "by" }, v.resolved_by || "unknown"),
+    v.resolved_at ? [", ", timeEl(v.resolved_at)] : null,
+  ];
+  const content = v.content && typeof v.content === "object" ? Object.entries(v.content) : [];
+  if (content.length) {
+    nodes.push(h("dl", { class: "content" }, content.map(([k, val]) => [
+      h("dt", {}, schema?.properties[k]?.title || k),
+      h("dd", {}, typeof val === "boolean" ? (val ? "yes" : "no") : String(val)),
+    ])));
+  }
+  return nodes;
+}
+
+/** @param {RequestEvent} event @param {CardOptions} opts */
+function cardHead(event, { label, sub = false, sessionHref, standalone = false }) {
+  const id = event.elicitation_id;
+  const name = label || event.session_id;
+  return h("header", { class: "card-head" },
+    h("span", { class: "session" + (sub ? " sub" : "") },
+      sub ? h("span", { class: "tag" }, "sub-agent") : null,
+      sessionHref ? h("a", { href: sessionHref }, name) : name),
+    event.created_at ? h("span", { class: "asked" }, timeEl(event.created_at, "asked ")) : null,
+    event.deadline ? h("span", { class: "deadline" }, timeEl(event.deadline, "due ")) : null,
+    standalone ? null : h("a", { class: "permalink", href: `approval.html?elicitation=${encodeURIComponent(id)}`, title: "Open this approval on its own page" }, "Open ↗"),
+  );
+}
+
+/**
+ * An approval card for a response.elicitation_request event; resolve() takes a verdict or a
+ * resolved event. opts: label (session name), sub (true when it comes from a sub-agent),
+ * sessionHref, standalone.
+ * @param {RequestEvent} event @param {CardOptions} [opts]
+ * @returns {Card}
+ */
+export function createCard(event, opts = {}) {
+  const id = event.elicitation_id;
+  const params = event.params || {};
+  const schema = params.requestedSchema && typeof params.requestedSchema === "object" ? params.requestedSchema : undefined;
+  const required = new Set(schema?.required ?? []);
+  const msgId = nextId("msg");
+  let settled = false; // an authoritative verdict is shown
+  /** @type {{action: VerdictAction, content?: Record<string, unknown>, by: string} | null} */
+  let answered = null; // what we submitted (resolved events do not carry the content)
+
+  const error = h("p", { class: "error", role: "alert", hidden: true });
+  const verdict = h("div", { class: "verdict", "data-testid": `verdict-${id}`, "aria-live": "polite", hidden: true });
+  const accept = h("button", { type: "submit", class: "primary", "data-testid": `accept-${id}` }, schema ? "Accept" : "Approve");
+  const decline = h("button", { type: "button", "data-testid": `decline-${id}`, onclick: () => answer("decline") }, "Decline");
+  const fields = h("fieldset", { class: "fields" },
+    h("legend", { class: "visually-hidden" }, "Answer"),
+    Object.entries(schema?.properties ?? {}).map(([name, prop]) => buildField(name, prop, required.has(name))),
+    h("div", { class: "actions" }, accept, decline));
+  const form = h("form", { onsubmit: (/** @type {SubmitEvent} */ e) => { e.preventDefault(); answer("accept"); } }, fields);
+  if (schema) form.setAttribute("aria-label", "Answer form");
+  const head = cardHead(event, opts);
+
+  const el = h("article", { class: "card", "data-testid": `card-${id}`, "data-state": "pending", "aria-labelledby": msgId },
+    head,
+    h("p", { class: "message", id: msgId }, params.message || "(no message)"),
+    form, error, verdict);
+
+  /** @param {boolean} on */
+  function busy(on) {
+    fields.disabled = on;
+    el.setAttribute("aria-busy", on ? "true" : "false");
+  }
+
+  /** @param {Verdict} v @param {{note?: string, provisional?: boolean}} [o] */
+  function resolve(v, { note, provisional = false } = {}) {
+    if (settled && provisional) return; // the server's own event already came
+    settled = settled || !provisional;
+    if (v.content === undefined && answered?.action === v.action && v.resolved_by === answered.by) v = { ...v, content: answered.content };
+    el.dataset.state = "resolved";
+    el.dataset.action = v.action || "";
+    el.removeAttribute("aria-busy");
+    form.remove();
+    head.querySelector(".deadline")?.remove();
+    error.hidden = true;
+    fill(verdict, verdictNodes(v, note, schema));
+    verdict.hidden = false;
+  }
+
+  /** @param {VerdictAction} action */
+  async function answer(action) {
+    if (action === "accept" && !form.reportValidity()) return;
+    const content = action === "accept" && schema ? readForm(form, schema) : undefined;
+    const body = { type: "approval", elicitation_id: id, action, content };
+    busy(true);
+    error.hidden = true;
+    const me = claims().sub || "you";
+    answered = { action, content, by: me };
+    try {
+      const r = await api(`/v1/sessions/${seg(event.session_id)}/events`, { method: "POST", body });
+      resolve({ action: r?.action || action, content, reason: "answered", resolved_by: me, resolved_at: new Date().toISOString() }, { provisional: true });
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 409 && e.verdict) {
+        resolve(e.verdict, { note: `Already answered by ${e.verdict.resolved_by || "someone else"}. ` });
+      } else {
+        answered = null;
+        error.textContent = e instanceof Error ? e.message : String(e);
+        error.hidden = false;
+        busy(false);
+      }
+    }
+  }
+
+  return { el, id, event, resolve, get resolved() { return el.dataset.state === "resolved"; } };
+}

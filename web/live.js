@@ -1,0 +1,97 @@
+// @ts-check
+// The live socket: subscribes, keeps the connection open, and reconnects with backoff.
+import { endpoints } from "./settings.js";
+import { currentToken, whenSignedOut } from "./signin.js";
+
+/** @typedef {import("./types").LiveEvent} LiveEvent */
+
+const PING_MS = 5 * 60 * 1000; // API Gateway drops idle sockets after 10 minutes
+const FALLBACK_MS = 1500;
+
+/**
+ * How long to wait before reconnect attempt `attempt` (0, 1, …): doubling from 1 s up to 30 s,
+ * with jitter so a fleet of tabs does not come back at once.
+ * @param {number} attempt @param {number} [random] in [0, 1)
+ */
+export const retryDelay = (attempt, random = Math.random()) =>
+  Math.round(Math.min(30_000, 1000 * 2 ** attempt) * (0.5 + random / 2));
+
+/** @param {string} state @param {string} text */
+function setConn(state, text) {
+  const el = document.getElementById("conn");
+  if (!el) return;
+  el.dataset.state = state;
+  el.textContent = text;
+}
+
+/**
+ * Opens /ws, subscribes, and keeps it open: pings every 5 minutes, reconnects with backoff.
+ * onReady() runs after every (re)subscribe so the page can re-fetch what it may have missed,
+ * and once after 1.5 s if the socket is not up by then, so the page still shows something.
+ * @param {{sessions?: "*" | string[], onEvent: (event: LiveEvent) => void, onReady: () => void}} opts
+ */
+export function live({ sessions = "*", onEvent, onReady }) {
+  /** @type {WebSocket | null} */
+  let ws = null;
+  let attempt = 0;
+  let pingTimer = 0;
+  let retryTimer = 0;
+  let stopped = false;
+  let everReady = false;
+
+  const ready = () => {
+    everReady = true;
+    onReady();
+  };
+  const fallback = setTimeout(() => { if (!everReady) ready(); }, FALLBACK_MS);
+
+  /** @param {MessageEvent} m */
+  function onMessage(m) {
+    let frame;
+    try { frame = JSON.parse(m.data); } catch { return; }
+    if (frame.type === "subscribed") {
+      attempt = 0;
+      setConn("live", "Live");
+      clearTimeout(fallback);
+      ready();
+    } else if (frame.type === "error") {
+      console.warn("tollgate socket error", frame.code, frame.message);
+      if (frame.code === "forbidden" || frame.code === "unauthorized") setConn("offline", "Not live: " + frame.message);
+    } else if (frame.type !== "pong") {
+      onEvent(frame);
+    }
+  }
+
+  function open() {
+    clearTimeout(retryTimer);
+    setConn("connecting", "Connecting…");
+    const socket = new WebSocket(`${endpoints().ws}?token=${encodeURIComponent(currentToken())}`);
+    ws = socket;
+    socket.onopen = () => {
+      socket.send(JSON.stringify({ action: "subscribe", sessions }));
+      clearInterval(pingTimer);
+      pingTimer = setInterval(() => socket.readyState === WebSocket.OPEN && socket.send('{"action":"ping"}'), PING_MS);
+    };
+    socket.onmessage = onMessage;
+    socket.onclose = () => {
+      clearInterval(pingTimer);
+      if (stopped) return;
+      const delay = retryDelay(attempt++);
+      setConn("offline", `Offline, retrying in ${Math.ceil(delay / 1000)} s`);
+      retryTimer = setTimeout(open, delay);
+    };
+  }
+
+  const online = () => { if (ws?.readyState === WebSocket.CLOSED) { attempt = 0; open(); } };
+  addEventListener("online", online);
+  open();
+  whenSignedOut(() => {
+    stopped = true;
+    clearTimeout(retryTimer);
+    clearTimeout(fallback);
+    clearInterval(pingTimer);
+    removeEventListener("online", online);
+    ws?.close();
+    setConn("offline", "Signed out");
+  });
+}

@@ -1,0 +1,61 @@
+// The shapes the inbox reads from the API and the live socket; the form grammar comes from the
+// server's own schemas, so the page and the server cannot disagree about it.
+import type { ElicitationParams, RequestedSchema, SchemaProperty, VerdictAction } from "../functions/shared/schemas.js";
+
+export type { ElicitationParams, RequestedSchema, SchemaProperty, VerdictAction };
+
+/** What h() takes as children: text or nodes, nested freely; null, undefined and false are skipped. */
+export type Child = Node | string | number | boolean | null | undefined | readonly Child[];
+
+export interface Verdict {
+  action: VerdictAction;
+  content?: Record<string, unknown>;
+  reason?: string;
+  resolved_by?: string;
+  resolved_at?: string;
+}
+
+export interface RequestEvent {
+  type: "response.elicitation_request";
+  elicitation_id: string;
+  session_id: string;
+  params: ElicitationParams;
+  created_at?: string;
+  deadline?: string;
+}
+
+export interface ResolvedEvent extends Verdict {
+  type: "response.elicitation_resolved";
+  elicitation_id: string;
+  session_id: string;
+}
+
+export interface BadgeEvent {
+  type: "session.badge";
+  session_id: string;
+  pending_elicitations_count: number;
+}
+
+export type LiveEvent = RequestEvent | ResolvedEvent | BadgeEvent;
+
+export interface SessionItem {
+  session_id: string;
+  parent_session_id?: string;
+  title?: string;
+  pending_elicitations_count: number;
+  created_at?: string;
+  updated_at?: string;
+}
+
+export interface SessionDetail extends SessionItem {
+  pending_elicitations?: RequestEvent[];
+  descendant_pending_elicitations?: RequestEvent[];
+}
+
+export interface ElicitationReply {
+  elicitation_id: string;
+  session_id: string;
+  status: "pending" | "resolved";
+  event: RequestEvent;
+  verdict?: Verdict;
+}
