@@ -2,6 +2,7 @@
  * Plugs Tollgate into an MCP client as its elicitation handler: a server's `elicitation/create`
  * request parks on a Tollgate elicitation and its verdict is the MCP result.
  *
+ *   import { mcpElicitationHandler } from "@tollgate/runner/mcp";
  *   client.setRequestHandler(ElicitRequestSchema, mcpElicitationHandler(runner, "conv_42"));
  */
 import type { ElicitParams, TollgateRunner } from "./runner.js";

@@ -1,19 +1,17 @@
 /**
  * Tollgate's runner client: park on an elicitation and move on when its verdict comes. It
- * reconnects with backoff and resumes every wait by id, so no verdict is lost to a dropped socket,
- * and it ignores a second verdict or message it has already seen.
+ * reconnects with backoff (with a fresh token when it has a token provider) and resumes every wait
+ * by id, so no verdict is lost to a dropped socket and no wait is raised twice; it ignores a
+ * second verdict or message it has already seen.
  */
-import { randomUUID } from "node:crypto";
-import WebSocket from "ws";
-import { ServerFrame, type SessionMessage, type Verdict } from "./frames.js";
+import { TollgateError, connectionLost } from "./errors.js";
+import { ServerFrame, checkFrameSize, encodeFrame, helloFrames, type SessionInfo, type SessionMessage, type Verdict } from "./frames.js";
+import { RecentIds } from "./recent.js";
+import { dial, type Link, type Transport } from "./socket.js";
 
-export type { SessionMessage, Verdict } from "./frames.js";
-
-export interface SessionInfo {
-  session_id: string;
-  parent_session_id?: string;
-  title?: string;
-}
+export { TollgateError } from "./errors.js";
+export type { SessionInfo, SessionMessage, Verdict } from "./frames.js";
+export type { Transport } from "./socket.js";
 
 export interface ElicitParams {
   message: string;
@@ -29,29 +27,27 @@ export interface ElicitOptions {
   signal?: AbortSignal;
 }
 
+/** A token, or a function (sync or async) that gives a current one; it is called before every connection. */
+export type TokenSource = string | (() => string | Promise<string>);
+
 export interface RunnerOptions {
   /** `ws://127.0.0.1:4000/ws` locally, the stack's WebSocketUrl in the cloud. */
   url: string;
-  token: string;
+  token: TokenSource;
   sessions?: SessionInfo[];
   onMessage?: (message: SessionMessage) => void;
   backoff?: { initialMs: number; maxMs: number };
   /** Keepalive: API Gateway closes a WebSocket after 10 minutes of silence. */
   pingEveryMs?: number;
+  /** How many message ids are remembered to drop a redelivery (default 10,000). */
+  rememberMessages?: number;
+  transport?: Transport;
 }
 
 /** Refusals that pass: the same request may succeed a moment later. */
 const PASSING = new Set(["internal_error", "rate_limited"]);
-
-export class TollgateError extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-    this.name = "TollgateError";
-  }
-}
+/** Refused tokens (or failed token provider calls) in a row before the runner gives up. */
+const REFUSALS = 3;
 
 interface Wait {
   frame: Record<string, unknown>;
@@ -63,32 +59,42 @@ interface Wait {
   reject: (error: Error) => void;
 }
 
+type Timer = ReturnType<typeof setTimeout>;
+const unref = (timer: Timer) => (timer as { unref?: () => void }).unref?.();
+const sleep = (ms: number) => new Promise<void>((done) => unref(setTimeout(done, ms)));
+
 export class TollgateRunner {
-  private socket?: WebSocket;
+  private link?: Link;
   private readonly sessions = new Map<string, SessionInfo>();
   private readonly waits = new Map<string, Wait>();
   private readonly replies = new Map<number, { resolve: (frame: ServerFrame) => void; reject: (e: Error) => void }>();
-  private readonly seenVerdicts = new Set<string>();
-  private readonly seenMessages = new Set<string>();
+  private readonly seenMessages: RecentIds;
   private nextRef = 1;
   private closed = false;
   private connecting?: Promise<void>;
   private attempt = 0;
-  private pinger?: NodeJS.Timeout;
+  private pinger?: ReturnType<typeof setInterval>;
   private currentConnection?: string;
 
   constructor(private readonly options: RunnerOptions) {
     for (const s of options.sessions ?? []) this.sessions.set(s.session_id, s);
+    this.seenMessages = new RecentIds(options.rememberMessages ?? 10_000);
   }
 
   /** The id Tollgate gave the live connection (changes at every reconnect). */
   get connectionId(): string | undefined {
-    return this.socket ? this.currentConnection : undefined;
+    return this.link ? this.currentConnection : undefined;
+  }
+
+  /** What the runner holds: waits and replies in flight, and the message ids it remembers (bounded). */
+  get footprint(): { waits: number; replies: number; rememberedMessages: number } {
+    return { waits: this.waits.size, replies: this.replies.size, rememberedMessages: this.seenMessages.size };
   }
 
   /** Connect and say hello; resolves once Tollgate has bound the sessions. */
   connect(): Promise<void> {
-    if (!this.connecting && this.socket?.readyState === WebSocket.OPEN) return Promise.resolve(); // connected: never a second socket
+    if (this.closed) return Promise.reject(new TollgateError("closed", "runner closed"));
+    if (!this.connecting && this.link?.open) return Promise.resolve(); // connected: never a second socket
     this.connecting ??= this.open().finally(() => (this.connecting = undefined));
     return this.connecting;
   }
@@ -103,11 +109,17 @@ export class TollgateRunner {
   /** Park until the verdict. Rejects on a refused request, or with an AbortError when aborted. */
   async elicit(options: ElicitOptions): Promise<Verdict> {
     options.signal?.throwIfAborted();
-    const id = options.elicitationId ?? `elicit_${randomUUID()}`;
+    const id = options.elicitationId ?? `elicit_${crypto.randomUUID()}`;
     const frame = { action: "elicit", session_id: options.sessionId, elicitation_id: id, params: options.params, timeout_seconds: options.timeoutSeconds };
-    const verdict = new Promise<Verdict>((resolve, reject) => this.waits.set(id, { frame, sessionId: options.sessionId, parked: false, cancelling: false, resolve, reject }));
+    checkFrameSize(frame);
+    let wait!: Wait;
+    const verdict = new Promise<Verdict>((resolve, reject) => {
+      wait = { frame, sessionId: options.sessionId, parked: false, cancelling: false, resolve, reject };
+      this.waits.set(id, wait);
+    });
+    verdict.catch(() => undefined); // a wait refused before it is awaited is not an unhandled rejection
     const onAbort = () => {
-      const wait = this.waits.get(id)!;
+      if (this.waits.get(id) !== wait) return; // its verdict came first
       wait.cancelling = true;
       if (wait.parked) this.sendCancel(id); // not parked yet: park() cancels once it is
     };
@@ -120,11 +132,11 @@ export class TollgateRunner {
       return result;
     } finally {
       options.signal?.removeEventListener("abort", onAbort);
-      this.waits.delete(id);
+      if (this.waits.get(id) === wait) this.waits.delete(id);
     }
   }
 
-  /** The seeds' `wait_for_user_approval`: true only when a human accepted. */
+  /** `wait_for_user_approval`: true only when a human accepted. */
   async waitForUserApproval(options: ElicitOptions): Promise<boolean> {
     return (await this.elicit(options)).action === "accept";
   }
@@ -139,6 +151,13 @@ export class TollgateRunner {
     await this.request({ action: "cancel", elicitation_id: elicitationId }, "elicitation.verdict");
   }
 
+  close(): void {
+    this.closed = true;
+    clearInterval(this.pinger);
+    this.link?.close(1000);
+    this.failWaits(new TollgateError("closed", "runner closed"));
+  }
+
   /**
    * An aborted wait's cancel. One lost with the connection goes again when the reconnect re-parks
    * it; one refused by a passing failure on the server's side goes again after a pause, while the
@@ -147,7 +166,7 @@ export class TollgateRunner {
   private sendCancel(id: string, attempt = 0): void {
     this.cancel(id).catch((error: unknown) => {
       if (!(error instanceof TollgateError && PASSING.has(error.code)) || this.closed || !this.waits.has(id)) return;
-      setTimeout(() => this.sendCancel(id, attempt + 1), this.backoffMs(attempt)).unref();
+      unref(setTimeout(() => this.sendCancel(id, attempt + 1), this.backoffMs(attempt)));
     });
   }
 
@@ -156,58 +175,70 @@ export class TollgateRunner {
     return Math.min(maxMs, initialMs * 2 ** attempt) * (0.5 + Math.random() / 2);
   }
 
-  close(): void {
-    this.closed = true;
-    clearInterval(this.pinger);
-    this.socket?.close(1000);
-    for (const wait of this.waits.values()) wait.reject(new TollgateError("closed", "runner closed"));
+  private failWaits(error: Error) {
+    for (const wait of this.waits.values()) wait.reject(error);
+    this.waits.clear();
+  }
+
+  private async token(): Promise<string> {
+    const source = this.options.token;
+    if (typeof source === "string") return source;
+    try {
+      return await source();
+    } catch (error) {
+      throw new TollgateError("token_provider_failed", `the token provider failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
   }
 
   private async open(): Promise<void> {
+    let refusals = 0;
     for (;;) {
       try {
-        const socket = await this.dial();
+        const link = await dial(this.options.url, await this.token(), this.options.transport ?? "auto", {
+          message: (text) => this.receive(link, text),
+          closed: () => this.lost(link),
+        });
+        this.link = link;
+        for (const frame of helloFrames([...this.sessions.values()], [...this.waits.keys()])) {
+          const ok = await this.request(frame, "hello.ok");
+          if (ok.type === "hello.ok") this.currentConnection = ok.connection_id;
+        }
         this.attempt = 0;
-        this.socket = socket;
-        const ok = await this.request({ action: "hello", sessions: [...this.sessions.values()], resume: [...this.waits.keys()] }, "hello.ok");
-        if (ok.type === "hello.ok") this.currentConnection = ok.connection_id;
         this.startPinging();
         for (const [id, wait] of this.waits) if (!wait.parked) void this.park(id);
         return;
       } catch (error) {
-        if (this.closed || (error instanceof TollgateError && error.code !== "connection_lost")) throw error;
-        await new Promise((r) => setTimeout(r, this.backoffMs(this.attempt++)));
+        if (this.closed || !(error instanceof TollgateError)) throw error;
+        const refused = error.code === "unauthorized" || error.code === "token_provider_failed";
+        // A string token refused once is refused for good; a provider may give a better one.
+        if (refused && (typeof this.options.token === "string" || ++refusals >= REFUSALS)) throw error;
+        if (!refused && error.code !== "connection_lost") throw error;
+        await sleep(this.backoffMs(this.attempt++));
       }
     }
   }
 
-  private dial(): Promise<WebSocket> {
-    return new Promise((resolve, reject) => {
-      const socket = new WebSocket(this.options.url, { headers: { authorization: `Bearer ${this.options.token}` } });
-      socket.once("open", () => resolve(socket));
-      socket.once("unexpected-response", (_req, res) =>
-        reject(res.statusCode === 401 || res.statusCode === 403 ? new TollgateError("unauthorized", `connection refused (${res.statusCode})`) : new TollgateError("connection_lost", `HTTP ${res.statusCode}`)),
-      );
-      socket.once("error", () => reject(new TollgateError("connection_lost", "could not connect")));
-      socket.on("message", (data) => this.receive(data.toString()));
-      socket.once("close", () => this.lost(socket));
-    });
-  }
-
-  private lost(socket: WebSocket) {
-    if (this.socket !== socket) return;
-    this.socket = undefined;
+  private lost(link: Link) {
+    if (this.link !== link) return;
+    this.link = undefined;
     clearInterval(this.pinger);
-    for (const reply of this.replies.values()) reply.reject(new TollgateError("connection_lost", "connection lost"));
+    for (const reply of this.replies.values()) reply.reject(connectionLost());
     this.replies.clear();
     for (const wait of this.waits.values()) wait.parked = false;
-    if (!this.closed) void this.connect().catch(() => undefined); // messages and verdicts wait for us: come back
+    // Messages and verdicts wait for us: come back. If that is refused for good, say so to every wait.
+    if (!this.closed) this.connect().catch((error: Error) => this.failWaits(error));
+  }
+
+  /** The token ran out on a live connection: Tollgate closes it; reconnect at once with a fresh token. */
+  private drop(link: Link) {
+    link.close(1000);
+    this.lost(link);
   }
 
   private startPinging() {
     clearInterval(this.pinger);
     this.pinger = setInterval(() => void this.request({ action: "ping" }, "pong").catch(() => undefined), this.options.pingEveryMs ?? 5 * 60_000);
-    this.pinger.unref();
+    unref(this.pinger);
   }
 
   private async park(id: string): Promise<void> {
@@ -225,30 +256,34 @@ export class TollgateRunner {
 
   /** Send a frame and wait for its direct reply (matched by `ref`). */
   private request(frame: Record<string, unknown>, expect: ServerFrame["type"]): Promise<ServerFrame> {
-    const socket = this.socket;
-    if (!socket || socket.readyState !== WebSocket.OPEN) return Promise.reject(new TollgateError("connection_lost", "not connected"));
+    const link = this.link;
+    if (!link?.open) return Promise.reject(connectionLost("not connected"));
     const ref = this.nextRef++;
+    let text: string;
+    try {
+      text = encodeFrame({ ...frame, ref });
+    } catch (error) {
+      return Promise.reject(error);
+    }
     return new Promise((resolve, reject) => {
       this.replies.set(ref, {
         resolve: (reply) => (reply.type === "error" ? reject(new TollgateError(reply.code, reply.message)) : reply.type === expect ? resolve(reply) : reject(new TollgateError("bad_reply", reply.type))),
         reject,
       });
-      socket.send(JSON.stringify({ ...frame, ref }));
+      link.send(text);
     });
   }
 
-  private receive(text: string) {
+  private receive(link: Link, text: string) {
     let frame: ServerFrame;
     try {
       frame = ServerFrame.parse(JSON.parse(text));
     } catch {
       return; // not a frame of this protocol version
     }
+    if (frame.type === "error" && frame.code === "unauthorized") return this.drop(link); // what it refused goes again after the reconnect
     if (frame.type === "elicitation.verdict") this.onVerdict(frame);
-    if (frame.type === "session.message" && !this.seenMessages.has(frame.message_id)) {
-      this.seenMessages.add(frame.message_id);
-      this.options.onMessage?.(frame);
-    }
+    if (frame.type === "session.message" && this.seenMessages.add(frame.message_id)) this.options.onMessage?.(frame);
     if ("ref" in frame && typeof frame.ref === "number") {
       const reply = this.replies.get(frame.ref);
       this.replies.delete(frame.ref);
@@ -256,9 +291,11 @@ export class TollgateRunner {
     }
   }
 
+  /** The first verdict for a wait ends it; a repeat finds no wait and is dropped, so nothing is kept per verdict. */
   private onVerdict(frame: Verdict) {
-    if (this.seenVerdicts.has(frame.elicitation_id)) return;
-    this.seenVerdicts.add(frame.elicitation_id);
-    this.waits.get(frame.elicitation_id)?.resolve(frame);
+    const wait = this.waits.get(frame.elicitation_id);
+    if (!wait) return;
+    this.waits.delete(frame.elicitation_id);
+    wait.resolve(frame);
   }
 }

@@ -1,0 +1,3 @@
+/** `@tollgate/runner`: the runner client of Tollgate. The MCP adapter is `@tollgate/runner/mcp`. */
+export { TollgateRunner, TollgateError } from "./runner.js";
+export type { ElicitOptions, ElicitParams, RunnerOptions, SessionInfo, SessionMessage, TokenSource, Transport, Verdict } from "./runner.js";
