@@ -195,8 +195,8 @@ export class TollgateRunner {
     for (;;) {
       try {
         const link = await dial(this.options.url, await this.token(), this.options.transport ?? "auto", {
-          message: (text) => this.receive(link, text),
-          closed: () => this.lost(link),
+          message: (link, text) => this.receive(link, text),
+          closed: (link) => this.lost(link),
         });
         this.link = link;
         for (const frame of helloFrames([...this.sessions.values()], [...this.waits.keys()])) {

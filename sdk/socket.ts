@@ -15,9 +15,10 @@ export interface Link {
   close(code?: number): void;
 }
 
+/** Called only for a connection that opened, with that connection. */
 export interface LinkEvents {
-  message(text: string): void;
-  closed(): void;
+  message(link: Link, text: string): void;
+  closed(link: Link): void;
 }
 
 type WsModule = { default: typeof WsWebSocket };
@@ -56,10 +57,11 @@ function dialGlobal(Global: typeof WebSocket, url: string, token: string, events
       close: (code) => socket.close(code),
     };
     // A refused upgrade shows here only as an error: the standard WebSocket does not tell the status.
-    socket.addEventListener("open", () => resolve(link), { once: true });
+    let opened = false;
+    socket.addEventListener("open", () => ((opened = true), resolve(link)), { once: true });
     socket.addEventListener("error", () => reject(connectionLost("could not connect")), { once: true });
-    socket.addEventListener("message", (event) => typeof event.data === "string" && events.message(event.data));
-    socket.addEventListener("close", () => events.closed(), { once: true });
+    socket.addEventListener("message", (event) => typeof event.data === "string" && events.message(link, event.data));
+    socket.addEventListener("close", () => opened && events.closed(link), { once: true });
   });
 }
 
@@ -73,14 +75,15 @@ function dialWs(Ws: typeof WsWebSocket, url: string, token: string, events: Link
       send: (text) => socket.send(text),
       close: (code) => socket.close(code),
     };
-    socket.once("open", () => resolve(link));
+    let opened = false;
+    socket.once("open", () => ((opened = true), resolve(link)));
     socket.once("unexpected-response", (_request, response) => {
       const status = response.statusCode ?? 0;
       reject(status === 401 || status === 403 ? new TollgateError("unauthorized", `connection refused (${status})`) : connectionLost(`HTTP ${status}`));
       socket.terminate();
     });
     socket.once("error", () => reject(connectionLost("could not connect")));
-    socket.on("message", (data, isBinary) => !isBinary && events.message(data.toString()));
-    socket.once("close", () => events.closed());
+    socket.on("message", (data, isBinary) => !isBinary && events.message(link, data.toString()));
+    socket.once("close", () => opened && events.closed(link));
   });
 }
