@@ -40,6 +40,17 @@ async function loadWs(): Promise<typeof WsWebSocket> {
   }
 }
 
+/** Both kinds of socket share these three members. */
+function linkOf(socket: { readyState: number; send(text: string): void; close(code?: number): void }, OPEN: number): Link {
+  return {
+    get open() {
+      return socket.readyState === OPEN;
+    },
+    send: (text) => socket.send(text),
+    close: (code) => socket.close(code),
+  };
+}
+
 function withToken(url: string, token: string): string {
   const u = new URL(url);
   u.searchParams.set("token", token);
@@ -49,13 +60,7 @@ function withToken(url: string, token: string): string {
 function dialGlobal(Global: typeof WebSocket, url: string, token: string, events: LinkEvents): Promise<Link> {
   return new Promise((resolve, reject) => {
     const socket = new Global(withToken(url, token));
-    const link: Link = {
-      get open() {
-        return socket.readyState === Global.OPEN;
-      },
-      send: (text) => socket.send(text),
-      close: (code) => socket.close(code),
-    };
+    const link = linkOf(socket, Global.OPEN);
     // A refused upgrade shows here only as an error: the standard WebSocket does not tell the status.
     let opened = false;
     socket.addEventListener("open", () => ((opened = true), resolve(link)), { once: true });
@@ -68,13 +73,7 @@ function dialGlobal(Global: typeof WebSocket, url: string, token: string, events
 function dialWs(Ws: typeof WsWebSocket, url: string, token: string, events: LinkEvents): Promise<Link> {
   return new Promise((resolve, reject) => {
     const socket = new Ws(url, { headers: { authorization: `Bearer ${token}` } });
-    const link: Link = {
-      get open() {
-        return socket.readyState === Ws.OPEN;
-      },
-      send: (text) => socket.send(text),
-      close: (code) => socket.close(code),
-    };
+    const link = linkOf(socket, Ws.OPEN);
     let opened = false;
     socket.once("open", () => ((opened = true), resolve(link)));
     socket.once("unexpected-response", (_request, response) => {
