@@ -68,7 +68,9 @@ interface Operation {
   errors?: ErrorCode[];
 }
 
-const REFUSALS: ErrorCode[] = ["bad_request", "unauthorized", "forbidden", "not_found", "payload_too_large"];
+/** What every call with a token may answer; a call with a body may also be `payload_too_large` (over 64 KiB). */
+const READ: ErrorCode[] = ["bad_request", "unauthorized", "forbidden", "not_found"];
+const WRITE: ErrorCode[] = [...READ, "payload_too_large"];
 
 /** One per http function of the catalog (the catalog's trigger types do not tell them apart, so it is checked as it is generated). */
 const operations: Partial<Record<FunctionName, Operation>> = {
@@ -79,26 +81,26 @@ const operations: Partial<Record<FunctionName, Operation>> = {
     needs: ["registerSession"],
     body: "PutSessionBody",
     replies: { 200: { description: "The session", schema: "SessionSummary" } },
-    errors: [...REFUSALS, "conflict"],
+    errors: [...WRITE, "conflict"],
   },
   httpListSessions: {
     summary: "A page of the tenant's sessions, the sessions named by `ids`, or only those awaiting approval (`pending=true`)",
     needs: ["read"],
     query: requests.ListSessionsQuery,
     replies: { 200: { description: "Sessions in id order", schema: "SessionPage" } },
-    errors: REFUSALS,
+    errors: ["bad_request", "unauthorized", "forbidden"],
   },
   httpGetSession: {
     summary: "The session with its own and every descendant's pending request events, oldest first",
     needs: ["read"],
     replies: { 200: { description: "The session's snapshot", schema: "SessionSnapshot" } },
-    errors: REFUSALS,
+    errors: READ,
   },
   httpPeekSession: {
     summary: "Compact pending items of a session, for a parent agent",
     needs: ["peek"],
     replies: { 200: { description: "Pending items", schema: "PeekItems" } },
-    errors: REFUSALS,
+    errors: READ,
   },
   httpPostEvent: {
     summary: "Raise an elicitation (runner), give its verdict (human), or give up waiting on it (runner)",
@@ -108,20 +110,20 @@ const operations: Partial<Record<FunctionName, Operation>> = {
       200: { description: "Raised before with the same params, the verdict given (or the same verdict again), or given up", schema: "Raised" },
       201: { description: "Raised", schema: "Raised" },
     },
-    errors: [...REFUSALS, "conflict", "rate_limited"],
+    errors: [...WRITE, "conflict", "rate_limited"],
   },
   httpGetElicitation: {
     summary: "One elicitation, pending or resolved, with its verdict once resolved",
     needs: ["read"],
     replies: { 200: { description: "The elicitation", schema: "ElicitationRead" } },
-    errors: REFUSALS,
+    errors: READ,
   },
   httpCancelSession: {
     summary: "Cancel every pending elicitation of the session, and of its descendants if asked",
     needs: ["cancel"],
     body: "CancelSessionBody",
     replies: { 200: { description: "How many were cancelled", schema: "Cancelled" } },
-    errors: REFUSALS,
+    errors: WRITE,
   },
   httpPostMessage: {
     summary: "Send the session's runner a message: held while it awaits an approval, queued while no runner is connected",
@@ -131,7 +133,7 @@ const operations: Partial<Record<FunctionName, Operation>> = {
       200: { description: "Delivered, or queued for the runner's next hello", schema: "MessageStatus" },
       202: { description: "Held until no approval is pending", schema: "MessageStatus" },
     },
-    errors: REFUSALS,
+    errors: WRITE,
   },
 };
 
