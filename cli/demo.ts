@@ -30,8 +30,8 @@ function noticesOf() {
         const left = deadline - Date.now();
         if (left <= 0) throw new CliError(EXIT.refused, `the parent heard no ${what} within ${waitSeconds} s (the runtime's escalation grace may be longer: --wait)`);
         await new Promise<void>((resolve) => {
-          wake = resolve;
-          setTimeout(resolve, left);
+          const timer = setTimeout(resolve, left);
+          wake = () => (clearTimeout(timer), resolve());
         });
       }
       return arrived.shift()!;

@@ -5,10 +5,12 @@
  */
 import { createServer } from "node:net";
 import { readFileSync } from "node:fs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { EXIT } from "../cli/exit.js";
 import { cli, startCli } from "./support/cli.js";
 import { SECRET, startTollgate, type Harness } from "./support/tollgate.js";
+
+vi.setConfig({ testTimeout: 60_000 }); // each case starts the CLI as a new process, some several
 
 let t: Harness;
 let env: Record<string, string>;
