@@ -38,6 +38,6 @@ export function answerCommand(program: Command) {
         throw new CliError(EXIT.refused, `conflict: already resolved ${standing.action} (${standing.reason}) by ${standing.resolved_by} at ${standing.resolved_at}`);
       }
       if (settings.json) return printJson({ ...answered, session_id: sessionId });
-      print(`${paint.green(answered.action)} ${paint.cyan(answered.elicitation_id)} in session ${paint.bold(sessionId)}`);
+      print(`${(answered.action === "accept" ? paint.green : paint.red)(answered.action)} ${paint.cyan(answered.elicitation_id)} in session ${paint.bold(sessionId)}`);
     });
 }
