@@ -3,9 +3,7 @@ import { env } from "../functions/shared/env.js";
 import { MissingJavaError } from "./dynamodb.js";
 import { attributeInvocations } from "./lambda.js";
 import { startRuntime } from "./runtime.js";
-import { mintToken } from "./tokens.js";
-
-const DEV_SECRET = "tollgate-local-development-secret";
+import { DEV_SECRET, mintToken } from "./tokens.js";
 
 const seconds = (name: string) => (process.env[name] ? Number(process.env[name]) : undefined);
 

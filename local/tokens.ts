@@ -2,6 +2,9 @@
 import { SignJWT } from "jose";
 import type { Role } from "../functions/shared/schemas.js";
 
+/** The secret `npm start` and `tollgate token` use when TOLLGATE_JWT_SECRET is not set: for development only. */
+export const DEV_SECRET = "tollgate-local-development-secret";
+
 export function mintToken(secret: string, claims: { sub: string; tenant: string; role: Role }, ttlSeconds = 30 * 86_400): Promise<string> {
   return new SignJWT({ tenant: claims.tenant, role: claims.role })
     .setProtectedHeader({ alg: "HS256", typ: "JWT" })

@@ -1,0 +1,240 @@
+/**
+ * The OpenAPI 3.1 description of the HTTP API, generated from the zod schemas (requests in
+ * schemas.ts, replies and server frames in replies.ts) with zod's own JSON Schema output, and from
+ * the catalog's routes. `GET /openapi.json` serves it; `npm run openapi` writes docs/openapi.json.
+ * The WebSocket frames are JSON Schemas among the components, named in `x-websocket` (docs/api.md says why).
+ */
+import * as z from "zod";
+import { permissions, type Operation as Permission } from "../domain/access.js";
+import { functions, type FunctionName } from "../catalog.js";
+import { errorStatus, type ErrorCode } from "./errors.js";
+import * as replies from "./replies.js";
+import * as requests from "./schemas.js";
+
+const ClientFrame = z.discriminatedUnion("action", [requests.HelloFrame, requests.ElicitFrame, requests.CancelFrame, requests.SubscribeFrame, requests.PingFrame]);
+
+/** Every named schema; a schema used inside another is a `$ref` to its component. */
+const components = {
+  Id: requests.Id,
+  ElicitationParams: requests.ElicitationParams,
+  PutSessionBody: requests.PutSessionBody,
+  RequestEvent: requests.RequestEvent,
+  ApprovalEvent: requests.ApprovalEvent,
+  RunnerResolvedEvent: requests.RunnerResolvedEvent,
+  PostEventBody: requests.PostEventBody,
+  CancelSessionBody: requests.CancelSessionBody,
+  PostMessageBody: requests.PostMessageBody,
+  Verdict: replies.Verdict,
+  RequestEventRecord: replies.RequestEventRecord,
+  ResolvedEventRecord: replies.ResolvedEventRecord,
+  BadgeEvent: replies.BadgeEvent,
+  Health: replies.Health,
+  SessionSummary: replies.SessionSummary,
+  SessionPage: replies.SessionPage,
+  SessionSnapshot: replies.SessionSnapshot,
+  PeekItems: replies.PeekItems,
+  Raised: replies.Raised,
+  Answered: replies.Answered,
+  GaveUp: replies.GaveUp,
+  ElicitationRead: replies.ElicitationRead,
+  Cancelled: replies.Cancelled,
+  MessageStatus: replies.MessageStatus,
+  ErrorReply: replies.ErrorReply,
+  HelloFrame: requests.HelloFrame,
+  ElicitFrame: requests.ElicitFrame,
+  CancelFrame: requests.CancelFrame,
+  SubscribeFrame: requests.SubscribeFrame,
+  PingFrame: requests.PingFrame,
+  ClientFrame,
+  HelloOkFrame: replies.HelloOkFrame,
+  ParkedFrame: replies.ParkedFrame,
+  VerdictFrame: replies.VerdictFrame,
+  MessageFrame: replies.MessageFrame,
+  SubscribedFrame: replies.SubscribedFrame,
+  PongFrame: replies.PongFrame,
+  ErrorFrame: replies.ErrorFrame,
+  ServerFrame: replies.ServerFrame,
+} satisfies Record<string, z.ZodType>;
+type Component = keyof typeof components;
+
+interface Operation {
+  summary: string;
+  /** The permissions (domain/access.ts) the call needs: its roles follow from them. */
+  needs?: Permission[];
+  body?: Component;
+  query?: z.ZodObject;
+  /** Success status -> reply body. */
+  replies: Record<number, { description: string; schema?: Component }>;
+  errors?: ErrorCode[];
+}
+
+/** What every call with a token may answer; a call with a body may also be `payload_too_large` (over 64 KiB). */
+const READ: ErrorCode[] = ["bad_request", "unauthorized", "forbidden", "not_found"];
+const WRITE: ErrorCode[] = [...READ, "payload_too_large"];
+
+/** One per http function of the catalog (the catalog's trigger types do not tell them apart, so it is checked as it is generated). */
+const operations: Partial<Record<FunctionName, Operation>> = {
+  httpHealth: { summary: "Liveness: anyone, no token", replies: { 200: { description: "Tollgate answers", schema: "Health" } } },
+  httpOpenApi: { summary: "This description of the HTTP API: anyone, no token", replies: { 200: { description: "The OpenAPI 3.1 document" } } },
+  httpPutSession: {
+    summary: "Create or update a session; the parent must exist in the tenant, a cycle or a change of parent is a conflict",
+    needs: ["registerSession"],
+    body: "PutSessionBody",
+    replies: { 200: { description: "The session", schema: "SessionSummary" } },
+    errors: [...WRITE, "conflict"],
+  },
+  httpListSessions: {
+    summary: "A page of the tenant's sessions, the sessions named by `ids`, or only those awaiting approval (`pending=true`)",
+    needs: ["read"],
+    query: requests.ListSessionsQuery,
+    replies: { 200: { description: "Sessions in id order", schema: "SessionPage" } },
+    errors: ["bad_request", "unauthorized", "forbidden"],
+  },
+  httpGetSession: {
+    summary: "The session with its own and every descendant's pending request events, oldest first",
+    needs: ["read"],
+    replies: { 200: { description: "The session's snapshot", schema: "SessionSnapshot" } },
+    errors: READ,
+  },
+  httpPeekSession: {
+    summary: "Compact pending items of a session, for a parent agent",
+    needs: ["peek"],
+    replies: { 200: { description: "Pending items", schema: "PeekItems" } },
+    errors: READ,
+  },
+  httpPostEvent: {
+    summary: "Raise an elicitation (runner), give its verdict (human), or give up waiting on it (runner)",
+    needs: ["raise", "answer", "cancel"],
+    body: "PostEventBody",
+    replies: {
+      200: { description: "Raised before with the same params, the verdict given (or the same verdict again), or given up", schema: "Raised" },
+      201: { description: "Raised", schema: "Raised" },
+    },
+    errors: [...WRITE, "conflict", "rate_limited"],
+  },
+  httpGetElicitation: {
+    summary: "One elicitation, pending or resolved, with its verdict once resolved",
+    needs: ["read"],
+    replies: { 200: { description: "The elicitation", schema: "ElicitationRead" } },
+    errors: READ,
+  },
+  httpCancelSession: {
+    summary: "Cancel every pending elicitation of the session, and of its descendants if asked",
+    needs: ["cancel"],
+    body: "CancelSessionBody",
+    replies: { 200: { description: "How many were cancelled", schema: "Cancelled" } },
+    errors: WRITE,
+  },
+  httpPostMessage: {
+    summary: "Send the session's runner a message: held while it awaits an approval, queued while no runner is connected",
+    needs: ["sendMessage"],
+    body: "PostMessageBody",
+    replies: {
+      200: { description: "Delivered, or queued for the runner's next hello", schema: "MessageStatus" },
+      202: { description: "Held until no approval is pending", schema: "MessageStatus" },
+    },
+    errors: WRITE,
+  },
+};
+
+/** The three kinds of reply `POST /v1/sessions/{id}/events` gives with 200, one per event type. */
+const POST_EVENT_OK = ["Raised", "Answered", "GaveUp"] as const;
+
+const ref = (name: Component) => ({ $ref: `#/components/schemas/${name}` });
+const json = (schema: object) => ({ "application/json": { schema } });
+
+function componentSchemas(): Record<string, object> {
+  const registry = z.registry<{ id: string }>();
+  for (const [id, schema] of Object.entries(components)) registry.add(schema, { id });
+  const out = z.toJSONSchema(registry, { uri: (id) => `#/components/schemas/${id}`, unrepresentable: "any" });
+  return Object.fromEntries(Object.entries(out.schemas).map(([id, { $id: _id, $schema: _schema, ...schema }]) => [id, schema]));
+}
+
+function parameters(path: string, query?: z.ZodObject) {
+  const inPath = [...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({ name, in: "path", required: true, schema: ref("Id") }));
+  const inQuery = Object.entries(query?.shape ?? {}).map(([name, schema]) => {
+    const { $schema: _schema, ...s } = z.toJSONSchema(schema as z.ZodType, { io: "input" });
+    return { name, in: "query", required: false, schema: s };
+  });
+  return [...inPath, ...inQuery];
+}
+
+function errorResponses(codes: ErrorCode[]) {
+  return Object.fromEntries(
+    codes.map((code) => [
+      String(errorStatus[code]),
+      {
+        description: `\`${code}\``,
+        ...(code === "rate_limited" ? { headers: { "retry-after": { description: "Seconds until a retry may pass", schema: { type: "integer", minimum: 1 } } } } : {}),
+        content: json(ref("ErrorReply")),
+      },
+    ]),
+  );
+}
+
+function successResponses(name: FunctionName, op: Operation) {
+  return Object.fromEntries(
+    Object.entries(op.replies).map(([status, reply]) => {
+      const schema = name === "httpPostEvent" && status === "200" ? { oneOf: POST_EVENT_OK.map(ref) } : reply.schema ? ref(reply.schema) : { type: "object" };
+      return [status, { description: reply.description, content: json(schema) }];
+    }),
+  );
+}
+
+function operation(name: FunctionName, path: string) {
+  const op = operations[name];
+  if (!op) throw new Error(`the catalog's ${name} has no OpenAPI operation`);
+  const roles = [...new Set((op.needs ?? []).flatMap((p) => permissions[p]))];
+  return {
+    operationId: name,
+    summary: op.summary,
+    ...(roles.length > 0 ? { description: `Roles: ${roles.join(", ")}.` } : {}),
+    security: "verifiesTokens" in functions[name] ? [{ bearer: [] }] : [],
+    ...(parameters(path, op.query).length > 0 ? { parameters: parameters(path, op.query) } : {}),
+    ...(op.body ? { requestBody: { required: true, content: json(ref(op.body)) } } : {}),
+    responses: { ...successResponses(name, op), ...errorResponses(op.errors ?? []) },
+  };
+}
+
+function paths() {
+  const out: Record<string, Record<string, object>> = {};
+  for (const [name, spec] of Object.entries(functions)) {
+    if (spec.trigger.kind !== "http") continue;
+    const { method, path } = spec.trigger;
+    (out[path] ??= {})[method.toLowerCase()] = operation(name as FunctionName, path);
+  }
+  return out;
+}
+
+export function openApiDocument() {
+  return {
+    openapi: "3.1.0",
+    jsonSchemaDialect: "https://json-schema.org/draft/2020-12/schema",
+    info: {
+      title: "Tollgate",
+      version: "1",
+      summary: "Human-in-the-loop control plane for AI agents",
+      description: "The HTTP API of Tollgate's wire protocol v1 (docs/protocol.md). Errors are `{\"error\":{\"code\",\"message\"}}`; a refused request changes nothing.",
+      license: { name: "Apache-2.0", identifier: "Apache-2.0" },
+    },
+    servers: [
+      { url: "http://127.0.0.1:4000", description: "The local runtime (`npm start`)" },
+      { url: "https://{apiId}.execute-api.{region}.amazonaws.com", description: "A deployment's HttpUrl", variables: { apiId: { default: "api-id" }, region: { default: "us-east-1" } } },
+    ],
+    paths: paths(),
+    components: {
+      securitySchemes: { bearer: { type: "http", scheme: "bearer", bearerFormat: "JWT", description: "Claims: sub, tenant, role (runner, human or service), exp" } },
+      schemas: componentSchemas(),
+    },
+    "x-websocket": {
+      path: "/ws",
+      description: "Client frames carry an `action` and may carry a `ref` that the direct reply echoes. The connection stays open after an error frame.",
+      clientFrame: ref("ClientFrame"),
+      serverFrame: ref("ServerFrame"),
+      replies: { hello: ref("HelloOkFrame"), elicit: ref("ParkedFrame"), cancel: ref("VerdictFrame"), subscribe: ref("SubscribedFrame"), ping: ref("PongFrame") },
+    },
+  };
+}
+
+/** The document as `npm run openapi` writes it and `GET /openapi.json` serves it. */
+export const openApiText = () => `${JSON.stringify(openApiDocument(), null, 2)}\n`;

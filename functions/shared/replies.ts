@@ -1,0 +1,131 @@
+/**
+ * Zod schemas of what Tollgate sends: HTTP reply bodies, stored events and server WebSocket frames
+ * (docs/protocol.md "HTTP API", "Events", "WebSocket API"). The OpenAPI description is generated
+ * from these and from the request schemas in schemas.ts; test/openapi.test.ts checks real replies
+ * against it, so a reply that drifts from them fails there.
+ */
+import * as z from "zod";
+import { errorStatus } from "./errors.js";
+import { ElicitationParams, Id, VerdictAction } from "./schemas.js";
+
+const Timestamp = z.iso.datetime();
+const Ref = z.union([z.string().max(128), z.number()]).optional();
+const Count = z.number().int().min(0);
+
+export const Reason = z.enum(["answered", "timeout", "cancelled", "runner_gone"]);
+export const VerdictContent = z.record(z.string(), z.unknown());
+
+export const Verdict = z.strictObject({
+  action: VerdictAction,
+  content: VerdictContent.optional(),
+  reason: Reason,
+  resolved_by: z.string(),
+  resolved_at: Timestamp,
+});
+
+export const RequestEventRecord = z.strictObject({
+  type: z.literal("response.elicitation_request"),
+  elicitation_id: Id,
+  session_id: Id,
+  params: ElicitationParams,
+  created_at: Timestamp,
+  deadline: Timestamp,
+});
+export const ResolvedEventRecord = z.strictObject({
+  type: z.literal("response.elicitation_resolved"),
+  elicitation_id: Id,
+  session_id: Id,
+  action: VerdictAction,
+  reason: Reason,
+  resolved_by: z.string(),
+  resolved_at: Timestamp,
+});
+export const BadgeEvent = z.strictObject({ type: z.literal("session.badge"), session_id: Id, pending_elicitations_count: Count });
+
+// ---- HTTP replies ----
+export const Health = z.strictObject({ ok: z.literal(true) });
+
+export const SessionSummary = z.strictObject({
+  session_id: Id,
+  parent_session_id: Id.nullable(),
+  title: z.string().nullable(),
+  pending_elicitations_count: Count,
+  awaiting_approval: z.boolean(),
+  /** null for an id that `?ids=` asked about and that does not exist. */
+  updated_at: Timestamp.nullable(),
+});
+export const SessionPage = z.strictObject({ sessions: z.array(SessionSummary), next_cursor: z.string().nullable() });
+export const SessionSnapshot = z.strictObject({
+  ...SessionSummary.shape,
+  pending_elicitations: z.array(RequestEventRecord),
+  descendant_pending_elicitations: z.array(RequestEventRecord),
+});
+export const PeekItems = z.strictObject({
+  items: z.array(
+    z.strictObject({
+      type: z.literal("pending_elicitation"),
+      elicitation_id: Id,
+      prompt: z.string(),
+      fields: z.array(z.string()).min(1).optional(),
+    }),
+  ),
+});
+export const Raised = z.strictObject({ elicitation_id: Id, deadline: Timestamp });
+export const Answered = z.strictObject({ elicitation_id: Id, action: VerdictAction, status: z.literal("resolved") });
+export const GaveUp = z.strictObject({ elicitation_id: Id, status: z.enum(["pending", "resolved"]) });
+export const ElicitationRead = z.strictObject({
+  session_id: Id,
+  status: z.enum(["pending", "resolved"]),
+  event: RequestEventRecord,
+  verdict: Verdict.optional(),
+});
+export const Cancelled = z.strictObject({ cancelled: Count });
+export const MessageStatus = z.strictObject({ status: z.enum(["delivered", "queued", "held"]), message_id: z.string() });
+
+const ErrorCode = z.enum([...(Object.keys(errorStatus) as [keyof typeof errorStatus]), "internal_error"]);
+const ErrorFields = {
+  code: ErrorCode,
+  message: z.string(),
+  /** On `conflict` for a second, different verdict: the verdict that stands. */
+  verdict: Verdict.optional(),
+  /** On `rate_limited`: when to try again (also the `retry-after` header). */
+  retry_after_seconds: z.number().int().min(1).optional(),
+};
+export const ErrorReply = z.strictObject({ error: z.strictObject(ErrorFields) });
+
+// ---- Server WebSocket frames ----
+export const HelloOkFrame = z.strictObject({ type: z.literal("hello.ok"), connection_id: z.string(), ref: Ref });
+export const ParkedFrame = z.strictObject({ type: z.literal("elicitation.parked"), elicitation_id: Id, deadline: Timestamp, ref: Ref });
+export const VerdictFrame = z.strictObject({
+  type: z.literal("elicitation.verdict"),
+  elicitation_id: Id,
+  session_id: Id,
+  action: VerdictAction,
+  content: VerdictContent.optional(),
+  reason: Reason,
+  ref: Ref,
+});
+export const MessageFrame = z.strictObject({
+  type: z.literal("session.message"),
+  session_id: Id,
+  message_id: z.string(),
+  kind: z.enum(["message", "notice"]),
+  text: z.string(),
+  from_session_id: Id.optional(),
+});
+export const SubscribedFrame = z.strictObject({ type: z.literal("subscribed"), ref: Ref });
+export const PongFrame = z.strictObject({ type: z.literal("pong"), ref: Ref });
+export const ErrorFrame = z.strictObject({ type: z.literal("error"), ...ErrorFields, ref: Ref });
+
+export const ServerFrame = z.discriminatedUnion("type", [
+  HelloOkFrame,
+  ParkedFrame,
+  VerdictFrame,
+  MessageFrame,
+  SubscribedFrame,
+  PongFrame,
+  ErrorFrame,
+  RequestEventRecord,
+  ResolvedEventRecord,
+  BadgeEvent,
+]);

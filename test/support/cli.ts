@@ -1,0 +1,44 @@
+/** The `tollgate` CLI as a subprocess, exactly as a shell runs it (`bin/tollgate.js` with plain node). */
+import { spawn, type ChildProcess } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+const bin = fileURLToPath(new URL("../../bin/tollgate.js", import.meta.url));
+
+export interface CliRun {
+  child: ChildProcess;
+  stdout: string;
+  stderr: string;
+  /** Resolves with the exit code once the process ends. */
+  exited: Promise<number>;
+  /** Resolves with the first stdout or stderr line that matches. */
+  line(match: RegExp, timeoutMs?: number): Promise<string>;
+}
+
+export function startCli(args: string[], env: Record<string, string | undefined> = {}): CliRun {
+  const child = spawn(process.execPath, [bin, ...args], { env: { ...process.env, NO_COLOR: "1", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const run = { child, stdout: "", stderr: "" } as CliRun;
+  const waiters: { match: RegExp; resolve: (line: string) => void }[] = [];
+  const check = () => {
+    for (const w of [...waiters]) {
+      const line = `${run.stdout}${run.stderr}`.split("\n").find((l) => w.match.test(l));
+      if (line !== undefined) waiters.splice(waiters.indexOf(w), 1), w.resolve(line);
+    }
+  };
+  child.stdout!.on("data", (d: Buffer) => ((run.stdout += d.toString()), check()));
+  child.stderr!.on("data", (d: Buffer) => ((run.stderr += d.toString()), check()));
+  run.exited = new Promise((resolve) => child.once("close", (code, signal) => resolve(code ?? (signal ? 128 : -1))));
+  run.line = (match, timeoutMs = 20_000) =>
+    new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no line matching ${match} within ${timeoutMs} ms; stdout: ${run.stdout} stderr: ${run.stderr}`)), timeoutMs);
+      waiters.push({ match, resolve: (l) => (clearTimeout(timer), resolve(l)) });
+      check();
+    });
+  return run;
+}
+
+/** Run to the end: exit code and output. */
+export async function cli(args: string[], env: Record<string, string | undefined> = {}) {
+  const run = startCli(args, env);
+  const code = await run.exited;
+  return { code, stdout: run.stdout, stderr: run.stderr };
+}
