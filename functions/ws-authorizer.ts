@@ -1,17 +1,25 @@
 /** `$connect` request authorizer: verifies the bearer token and hands its identity to every route. */
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from "aws-lambda";
 import { bearerToken, verifyToken } from "./shared/auth.js";
+import { ProtocolError } from "./shared/errors.js";
+
+const policy = (effect: "Allow" | "Deny", resource: string) => ({
+  Version: "2012-10-17",
+  Statement: [{ Action: "execute-api:Invoke", Effect: effect, Resource: resource }],
+});
 
 export const handler = async (event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {
   let claims;
   try {
     claims = await verifyToken(bearerToken(event.headers, event.queryStringParameters));
-  } catch {
+  } catch (error) {
+    // A valid identity without a Tollgate tenant or role: API Gateway answers 403 to a Deny.
+    if (error instanceof ProtocolError && error.code === "forbidden") return { principalId: "unmapped", policyDocument: policy("Deny", event.methodArn) };
     throw new Error("Unauthorized"); // API Gateway answers 401 and refuses the connection
   }
   return {
     principalId: claims.sub,
-    policyDocument: { Version: "2012-10-17", Statement: [{ Action: "execute-api:Invoke", Effect: "Allow", Resource: event.methodArn }] },
+    policyDocument: policy("Allow", event.methodArn),
     context: { sub: claims.sub, tenant: claims.tenant, role: claims.role },
   };
 };

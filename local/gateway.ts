@@ -193,13 +193,14 @@ export function createGateway(options: { scheduler: LocalScheduler; log: (line: 
     };
     let authorizer: Record<string, unknown>;
     try {
-      const result = await invoke<{ principalId: string; context?: Record<string, unknown> }>(authorizerName, {
+      const result = await invoke<{ principalId: string; policyDocument?: { Statement?: { Effect?: string }[] }; context?: Record<string, unknown> }>(authorizerName, {
         type: "REQUEST",
         methodArn: `arn:aws:execute-api:us-east-1:000000000000:local/${STAGE}/$connect`,
         headers,
         queryStringParameters,
         requestContext: wsContext(connectionId, "$connect", "CONNECT", {}),
       });
+      if (result.policyDocument?.Statement?.some((statement) => statement.Effect === "Deny")) return refuse("403 Forbidden");
       authorizer = { principalId: result.principalId, ...result.context };
     } catch {
       return refuse("401 Unauthorized");

@@ -31,6 +31,8 @@ export interface RuntimeOptions {
   noticeRetryMs?: number;
   /** Per-token limits (TOLLGATE_RATE_LIMIT_*_PER_MINUTE; 0 = none). Absent: the process environment or the defaults. */
   rateLimits?: { raisesPerMinute?: number; verdictsPerMinute?: number };
+  /** OpenID Connect issuers whose tokens are accepted beside the HS256 ones (TOLLGATE_OIDC_ISSUERS). */
+  oidcIssuers?: unknown[];
   streamPollMs?: number;
   streamBatchSize?: number;
   /** Deliver every stream batch and fire every schedule twice, as AWS may (at least once). */
@@ -70,6 +72,7 @@ function functionEnvironment(o: RuntimeOptions, port: number, dynamoEndpoint: st
     [env.noticeRetryDelayMs]: String(o.noticeRetryMs ?? 500),
     ...(o.rateLimits?.raisesPerMinute !== undefined ? { [env.rateLimitRaisesPerMinute]: String(o.rateLimits.raisesPerMinute) } : {}),
     ...(o.rateLimits?.verdictsPerMinute !== undefined ? { [env.rateLimitVerdictsPerMinute]: String(o.rateLimits.verdictsPerMinute) } : {}),
+    ...(o.oidcIssuers ? { [env.oidcIssuers]: JSON.stringify(o.oidcIssuers) } : {}),
     ...timers,
   };
 }

@@ -1,12 +1,13 @@
 /**
- * Bearer token verification (PROTOCOL.md "Authentication and tenants"): HS256 only, `exp` and
- * `nbf` checked, `sub`, `tenant` and `role` required. The same code runs in the cloud (secret
- * from Secrets Manager) and locally (secret from TOLLGATE_JWT_SECRET).
+ * Bearer token verification (docs/protocol.md "Authentication and tenants"): Tollgate's own HS256
+ * tokens (`exp` and `nbf` checked, `sub`, `tenant` and `role` required; secret from Secrets Manager
+ * in the cloud, TOLLGATE_JWT_SECRET locally) and tokens of the configured OpenID issuers (oidc.ts).
  */
 import { GetSecretValueCommand, SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
-import { jwtVerify } from "jose";
+import { decodeJwt, jwtVerify } from "jose";
 import { env } from "./env.js";
 import { ProtocolError } from "./errors.js";
+import { createIssuerVerifier, parseIssuers, type IssuerVerifier } from "./oidc.js";
 import { Claims } from "./schemas.js";
 
 let secret: Promise<Uint8Array> | undefined;
@@ -34,13 +35,36 @@ export function signingKey(): Promise<Uint8Array> {
 /** Longer than any token Tollgate's claims need: refused before any parsing. */
 const MAX_TOKEN_CHARS = 8_192;
 
+let issuers: { raw: string | undefined; verifier: IssuerVerifier } | undefined;
+
+/** The configured OpenID issuers, parsed once per configuration. */
+function issuerVerifier(): IssuerVerifier {
+  const raw = process.env[env.oidcIssuers];
+  if (issuers?.raw !== raw) issuers = { raw, verifier: createIssuerVerifier(parseIssuers(raw)) };
+  return issuers.verifier;
+}
+
+/** The unverified `iss` of a token, to pick its verifier; undefined when it has none or is no JWT. */
+function issuerOf(token: string): unknown {
+  try {
+    return decodeJwt(token).iss;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
- * The claims of a valid token, or `unauthorized`. The algorithm is pinned to HS256: `alg: none`,
+ * The claims of a valid token, or `unauthorized` (`forbidden` when a configured issuer's token maps
+ * to no tenant or role). A token whose `iss` is a configured OpenID issuer is verified with that
+ * issuer's keys; any other must be Tollgate's own HS256 token. The algorithm is pinned to HS256: `alg: none`,
  * another HMAC, or an asymmetric algorithm (key confusion) never verifies. `exp` is required and
  * checked, `nbf` is checked when present, and `sub`, `tenant` and `role` must be there and valid.
  */
 export async function verifyToken(token: string | undefined): Promise<Claims> {
   if (!token || token.length > MAX_TOKEN_CHARS) throw unauthorized();
+  const iss = issuerOf(token);
+  const oidc = issuerVerifier();
+  if (oidc.handles(iss)) return oidc.verify(token, iss as string);
   const key = await signingKey();
   try {
     const { payload } = await jwtVerify(token, key, { algorithms: ["HS256"], requiredClaims: ["exp", "sub", "tenant", "role"] });

@@ -15,6 +15,8 @@ export const env = {
     runnerGone: "TOLLGATE_RUNNER_GONE_FUNCTION_ARN",
   },
   jwtSecret: "TOLLGATE_JWT_SECRET",
+  /** OpenID Connect issuers whose tokens are accepted: a JSON array (docs/security.md "Sign-in"). */
+  oidcIssuers: "TOLLGATE_OIDC_ISSUERS",
   /** Cloud: the Secrets Manager secret that holds the JWT secret (read once per cold start). */
   jwtSecretArn: "TOLLGATE_JWT_SECRET_ARN",
   reconnectGraceSeconds: "TOLLGATE_RECONNECT_GRACE_SECONDS",
