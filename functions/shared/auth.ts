@@ -40,7 +40,7 @@ let issuers: { raw: string | undefined; verifier: IssuerVerifier } | undefined;
 /** The configured OpenID issuers, parsed once per configuration. */
 function issuerVerifier(): IssuerVerifier {
   const raw = process.env[env.oidcIssuers];
-  if (issuers?.raw !== raw) issuers = { raw, verifier: createIssuerVerifier(parseIssuers(raw)) };
+  if (!issuers || issuers.raw !== raw) issuers = { raw, verifier: createIssuerVerifier(parseIssuers(raw)) };
   return issuers.verifier;
 }
 

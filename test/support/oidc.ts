@@ -7,7 +7,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { SignJWT, exportJWK, generateKeyPair, importJWK, type JWK, type JWTPayload } from "jose";
-import Provider from "oidc-provider";
+import Provider, { type Configuration } from "oidc-provider";
 
 export const AUDIENCE = "urn:tollgate:api";
 
@@ -51,7 +51,7 @@ async function signingKeys(): Promise<JWK[]> {
   return keys;
 }
 
-function configuration(o: ProviderOptions, keys: JWK[]) {
+function configuration(o: ProviderOptions, keys: JWK[]): Configuration {
   const machines = o.machines ?? {};
   const people = o.people ?? {};
   return {
@@ -67,7 +67,7 @@ function configuration(o: ProviderOptions, keys: JWK[]) {
         client_id: "inbox",
         token_endpoint_auth_method: "none",
         grant_types: ["authorization_code", "refresh_token"],
-        response_types: ["code"],
+        response_types: ["code" as const],
         redirect_uris: o.inboxRedirects ?? ["http://127.0.0.1/"],
       },
     ],
@@ -107,7 +107,7 @@ export async function startProvider(o: ProviderOptions = {}): Promise<TestProvid
     await new Promise<void>((resolve) => http.listen(port, "127.0.0.1", resolve));
     port = (http.address() as AddressInfo).port;
     issuer = `http://127.0.0.1:${port}`;
-    const provider = new Provider(issuer, configuration(o, keys) as never);
+    const provider = new Provider(issuer, configuration(o, keys));
     http.on("request", provider.callback());
     server = http;
   }
