@@ -9,6 +9,7 @@ import { SignJWT, generateKeyPair } from "jose";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createIssuerVerifier, parseIssuers, type IssuerConfig } from "../../functions/shared/oidc.js";
 import { logger } from "../../functions/shared/logger.js";
+import { clientCredentials } from "../../sdk/client-credentials.js";
 import { TollgateRunner } from "../../sdk/runner.js";
 import { AUDIENCE, startProvider, type TestProvider } from "../support/oidc.js";
 import { startTollgate, type Harness } from "../support/tollgate.js";
@@ -60,7 +61,8 @@ const runnerWith = async (token: string, session_id: string) => {
 
 describe("tokens of a configured issuer", () => {
   it("a machine parks with a client-credentials token and a person of its tenant answers", async () => {
-    const runner = await runnerWith(await idp.machineToken("agent-acme"), "oidc_deploy");
+    const machine = clientCredentials({ issuer: idp.issuer, clientId: "agent-acme", clientSecret: "agent-acme-secret", scope: "tollgate", resource: AUDIENCE });
+    const runner = await runnerWith(await machine(), "oidc_deploy");
     const human = await idp.machineToken("approver-acme");
     try {
       const waiting = runner.elicit({ sessionId: "oidc_deploy", elicitationId: "oidc_e1", params: { message: "Deploy?" } });
@@ -106,6 +108,26 @@ describe("tokens of a configured issuer", () => {
     expect(after.split(".")[0]).not.toBe(before.split(".")[0]); // a new kid
     expect((await t.http(after, "GET", "/v1/sessions")).status).toBe(200);
     expect(await upgradeStatus(t.runtime.wsUrl, await idp.machineToken("agent-acme"), "query")).toBe(101);
+  });
+});
+
+describe("the runner's client-credentials token provider", () => {
+  it("answers from its cache and fetches a new token shortly before expiry", async () => {
+    const shortLived = await startProvider({ machines, accessTokenSeconds: 2 });
+    try {
+      const provider = clientCredentials({ issuer: shortLived.issuer, clientId: "agent-acme", clientSecret: "agent-acme-secret", scope: "tollgate", resource: AUDIENCE, refreshBeforeSeconds: 1 });
+      const first = await provider();
+      expect(await provider()).toBe(first);
+      await new Promise((resolve) => setTimeout(resolve, 1_100));
+      expect(await provider()).not.toBe(first);
+    } finally {
+      await shortLived.stop();
+    }
+  });
+
+  it("says what went wrong when the client is refused", async () => {
+    const provider = clientCredentials({ issuer: idp.issuer, clientId: "agent-acme", clientSecret: "wrong", resource: AUDIENCE });
+    await expect(provider()).rejects.toThrow(/token endpoint answered 401 \(invalid_client\)/);
   });
 });
 
