@@ -7,11 +7,12 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { extname, join, normalize } from "node:path";
+import { extname } from "node:path";
 import type { Duplex } from "node:stream";
 import { WebSocketServer, WebSocket } from "ws";
 import { functions, type FunctionName } from "../functions/catalog.js";
-import { invoke, root } from "./lambda.js";
+import { invoke } from "./lambda.js";
+import { inboxFile } from "./inbox-files.js";
 import type { LocalScheduler } from "./scheduler.js";
 
 interface HttpRoute {
@@ -31,7 +32,6 @@ interface Live {
 }
 
 const STAGE = "live";
-const webDir = join(root, "web");
 const contentTypes: Record<string, string> = { ".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8", ".svg": "image/svg+xml", ".json": "application/json" };
 
 function httpRoutes(): HttpRoute[] {
@@ -152,8 +152,8 @@ export function createGateway(options: { scheduler: LocalScheduler; log: (line: 
   }
 
   async function onStatic(res: ServerResponse, pathname: string) {
-    const file = normalize(join(webDir, pathname === "/" ? "index.html" : pathname));
-    if (!file.startsWith(webDir)) return reply(res, 404, { error: { code: "not_found", message: "not found" } });
+    const file = inboxFile(pathname);
+    if (!file) return reply(res, 404, { error: { code: "not_found", message: "not found" } });
     try {
       const content = await readFile(file);
       res.writeHead(200, { "content-type": contentTypes[extname(file)] ?? "application/octet-stream" });

@@ -1,8 +1,9 @@
 // @ts-check
-// The human's token: taken from the address or localStorage, shown in the top bar, asked for when
-// missing or refused.
+// The human's token: from the company's OpenID issuer (oidc.js) when one is configured, else taken
+// from the address or localStorage; shown in the top bar, asked for when missing or refused.
 import { decodeClaims } from "./claims.js";
 import { byId, h } from "./dom.js";
+import { finishSignIn, forgetIssuerTokens, issuerSettings, issuerToken, keepFresh, signInConfigured, startSignIn } from "./oidc.js";
 import { endpoints, store, takeSetting } from "./settings.js";
 import { keepTimesFresh } from "./time.js";
 
@@ -32,14 +33,19 @@ function showSignin(message) {
     store.set(TOKEN_KEY, value);
     location.reload();
   };
+  const issuer = signInConfigured() ? new URL(issuerSettings().issuer).host : "";
+  const viaIssuer = issuer
+    ? h("button", { type: "button", class: "primary", "data-testid": "signin-issuer", onclick: () => void startSignIn().catch((e) => showSignin(`Sign-in failed: ${e.message}`)) }, `Sign in with ${issuer}`)
+    : null;
   box.replaceChildren(
     h("form", { class: "signin", onsubmit },
       h("h1", {}, "Sign in to the approval inbox"),
       message ? h("p", { class: "error", role: "alert" }, message) : null,
-      h("label", { for: "token-input" }, "Paste a human token (JWT)"),
+      viaIssuer,
+      h("label", { for: "token-input" }, issuer ? "Or paste a token (development)" : "Paste a human token (JWT)"),
       h("p", { class: "help" }, "The local runtime prints ready-made tokens when it starts. You can also open this page with ?token=… in the address."),
       area,
-      h("button", { type: "submit", class: "primary" }, "Use this token"),
+      h("button", { type: "submit", class: issuer ? "" : "primary" }, "Use this token"),
     ),
   );
   box.hidden = false;
@@ -50,13 +56,22 @@ function showSignin(message) {
 export function signOut(message) {
   for (const stop of onSignOut.splice(0)) stop();
   store.del(TOKEN_KEY);
+  forgetIssuerTokens();
   token = "";
   showSignin(message);
 }
 
-/** Reads the token (URL, then localStorage), shows who is signed in, then runs start(). @param {() => void} start */
-export function boot(start) {
-  token = takeSetting("token", TOKEN_KEY);
+/**
+ * Reads the token (back from the issuer, the issuer's session, then the URL or localStorage), shows
+ * who is signed in, then runs start(). @param {() => void} start
+ */
+export async function boot(start) {
+  await finishSignIn().catch((e) => showSignin(`Sign-in failed: ${e.message}`));
+  token = issuerToken() || takeSetting("token", TOKEN_KEY);
+  if (issuerToken()) {
+    keepFresh((fresh) => { token = fresh; });
+    byId("signout").textContent = "Sign out";
+  }
   endpoints();
   byId("signout").addEventListener("click", () => signOut());
   if (!token) return showSignin();

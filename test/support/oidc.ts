@@ -73,7 +73,17 @@ function configuration(o: ProviderOptions, keys: JWK[]): Configuration {
     ],
     jwks: { keys },
     pkce: { required: () => true },
-    ttl: { AccessToken: o.accessTokenSeconds ?? 600, ClientCredentials: o.accessTokenSeconds ?? 600 },
+    ttl: {
+      AccessToken: o.accessTokenSeconds ?? 600,
+      ClientCredentials: o.accessTokenSeconds ?? 600,
+      IdToken: 600,
+      RefreshToken: 3_600,
+      Interaction: 600,
+      Session: 3_600,
+      Grant: 3_600,
+    },
+    // The inbox calls the token endpoint from its own origin.
+    clientBasedCORS: () => true,
     features: {
       devInteractions: { enabled: true },
       clientCredentials: { enabled: true },

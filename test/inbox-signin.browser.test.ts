@@ -1,0 +1,91 @@
+/**
+ * The inbox signs in with an OpenID Connect issuer, in headless Chromium: a real provider
+ * (`oidc-provider`) on loopback, its login and consent pages, the authorization code flow with PKCE,
+ * tokens kept in sessionStorage only and renewed before they expire, an approval answered as the
+ * signed-in person, and sign-out.
+ */
+import { existsSync } from "node:fs";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort } from "../local/dynamodb.js";
+import { AUDIENCE, startProvider, type TestProvider } from "./support/oidc.js";
+import { startTollgate, type Harness } from "./support/tollgate.js";
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"];
+const poll = { timeout: 15_000, interval: 100 };
+
+describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)("inbox sign-in with an OpenID issuer", () => {
+  let t: Harness;
+  let idp: TestProvider;
+  let browser: Browser;
+  const pageErrors: string[] = [];
+
+  beforeAll(async () => {
+    const port = await freePort();
+    const issuer = `http://127.0.0.1:${port}`;
+    t = await startTollgate({
+      oidcIssuers: [
+        {
+          issuer,
+          audience: AUDIENCE,
+          tenant: { claim: "org" },
+          role: { claim: "groups", map: { "tollgate-approvers": "human" } },
+          jwks_cooldown_seconds: 0,
+        },
+      ],
+    });
+    // Access tokens of 62 s: the inbox renews them a minute before expiry, so within the test.
+    idp = await startProvider({ port, people: { alice: { org: "acme", groups: ["tollgate-approvers"] } }, inboxRedirects: [`${t.runtime.httpUrl}/`], accessTokenSeconds: 62 });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await idp?.stop();
+    await t?.stop();
+  });
+
+  const storage = (page: Page) =>
+    page.evaluate(() => ({ session: sessionStorage.getItem("tollgate.oidc.tokens"), local: Object.keys(localStorage).filter((k) => /token/i.test(k) && k !== "tollgate.token") , pasted: localStorage.getItem("tollgate.token") }));
+
+  it("signs in through the issuer's login page, answers as that person, renews the token and signs out", async () => {
+    const runner = await t.runner({ sessions: [{ session_id: "signin_release", title: "release" }] });
+    const waiting = runner.elicit({ sessionId: "signin_release", elicitationId: "signin_e1", params: { message: "Ship it?" } });
+
+    const page = await (await browser.newContext()).newPage();
+    page.setDefaultTimeout(15_000);
+    page.on("pageerror", (e) => pageErrors.push(e.message));
+    await page.goto(`${t.runtime.httpUrl}/?issuer=${encodeURIComponent(idp.issuer)}&client_id=inbox&resource=${encodeURIComponent(AUDIENCE)}#session=signin_release`);
+    await page.getByTestId("signin-issuer").click();
+
+    // The provider's own login and consent pages.
+    await page.locator('input[name="login"]').fill("alice");
+    await page.locator('input[name="password"]').fill("any");
+    await page.locator('button[type="submit"]').click();
+    await page.locator('button[type="submit"]', { hasText: /continue/i }).click();
+
+    await page.waitForURL((url) => url.origin === t.runtime.httpUrl && !url.searchParams.has("code"));
+    await expect.poll(() => page.locator("#who").textContent(), poll).toContain("alice");
+    const first = await storage(page);
+    expect(first.session).toBeTruthy();
+    expect(first.pasted).toBeNull();
+    expect(first.local).toEqual([]);
+
+    await page.getByTestId("session-signin_release").click();
+    await page.getByTestId("accept-signin_e1").click();
+    expect(await waiting).toMatchObject({ action: "accept", reason: "answered" });
+    const human = await t.token("human", "someone");
+    expect((await t.http(human, "GET", "/v1/elicitations/signin_e1")).body.verdict.resolved_by).toBe("alice");
+
+    // Renewed with the refresh token before it expires.
+    const before = JSON.parse(first.session!).access;
+    await expect.poll(async () => JSON.parse((await storage(page)).session ?? "{}").access, poll).not.toBe(before);
+
+    await page.locator("#signout").click();
+    await page.getByTestId("signin-issuer").waitFor();
+    expect((await storage(page)).session).toBeNull();
+    expect(pageErrors).toEqual([]);
+    runner.close();
+  });
+});

@@ -1,0 +1,133 @@
+// @ts-check
+// Sign-in with the company's OpenID Connect issuer: the authorization code flow with PKCE, through
+// oauth4webapi. The tokens live in sessionStorage only (gone with the tab), the access token is
+// renewed with the refresh token a minute before it expires, and signing out forgets both.
+import * as oauth from "oauth4webapi";
+import { takeSetting } from "./settings.js";
+
+const TOKENS = "tollgate.oidc.tokens";
+const PENDING = "tollgate.oidc.pending";
+const RENEW_BEFORE_MS = 60_000;
+
+/** @typedef {{ access: string, refresh?: string, expiresAt: number }} Tokens */
+
+/** The issuer the page signs in with: `?issuer=&client_id=` once (then kept), `&resource=` for the audience. */
+export function issuerSettings() {
+  return {
+    issuer: takeSetting("issuer", "tollgate.issuer"),
+    clientId: takeSetting("client_id", "tollgate.client_id"),
+    resource: takeSetting("resource", "tollgate.resource"),
+    scope: takeSetting("scope", "tollgate.scope") || "openid offline_access",
+  };
+}
+
+export const signInConfigured = () => {
+  const s = issuerSettings();
+  return Boolean(s.issuer && s.clientId);
+};
+
+const session = {
+  /** @param {string} k */
+  get: (k) => { try { return JSON.parse(sessionStorage.getItem(k) ?? "null"); } catch { return null; } },
+  /** @param {string} k @param {unknown} v */
+  set: (k, v) => sessionStorage.setItem(k, JSON.stringify(v)),
+  /** @param {string} k */
+  del: (k) => sessionStorage.removeItem(k),
+};
+
+/** Plain http only for an issuer on this machine (development and tests). @param {URL} url */
+const insecureOk = (url) => url.protocol === "http:" && ["127.0.0.1", "localhost", "[::1]"].includes(url.hostname);
+
+/** @type {Promise<oauth.AuthorizationServer> | undefined} */
+let server;
+function authorizationServer() {
+  const issuer = new URL(issuerSettings().issuer);
+  server ??= oauth
+    .discoveryRequest(issuer, { algorithm: "oidc", [oauth.allowInsecureRequests]: insecureOk(issuer) })
+    .then((response) => oauth.processDiscoveryResponse(issuer, response));
+  return server;
+}
+
+const client = () => ({ client_id: issuerSettings().clientId });
+const redirectUri = () => `${location.origin}${location.pathname}`;
+const requestOptions = () => ({ [oauth.allowInsecureRequests]: insecureOk(new URL(issuerSettings().issuer)) });
+
+/** Sends the browser to the issuer's login page. */
+export async function startSignIn() {
+  const as = await authorizationServer();
+  if (!as.authorization_endpoint) throw new Error("the issuer names no authorization endpoint");
+  const verifier = oauth.generateRandomCodeVerifier();
+  const state = oauth.generateRandomState();
+  session.set(PENDING, { verifier, state });
+  const s = issuerSettings();
+  const url = new URL(as.authorization_endpoint);
+  url.search = new URLSearchParams({
+    client_id: s.clientId,
+    redirect_uri: redirectUri(),
+    response_type: "code",
+    scope: s.scope,
+    state,
+    code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: "S256",
+    ...(s.scope.includes("offline_access") ? { prompt: "consent" } : {}),
+    ...(s.resource ? { resource: s.resource } : {}),
+  }).toString();
+  location.assign(url.href);
+}
+
+/** @param {oauth.TokenEndpointResponse} response @param {string} [previousRefresh] */
+function keep(response, previousRefresh) {
+  /** @type {Tokens} */
+  const tokens = {
+    access: response.access_token,
+    refresh: response.refresh_token ?? previousRefresh,
+    expiresAt: Date.now() + (response.expires_in ?? 300) * 1000,
+  };
+  session.set(TOKENS, tokens);
+  return tokens;
+}
+
+/** Back from the issuer with `?code=&state=`: trades the code for tokens and cleans the address. */
+export async function finishSignIn() {
+  const url = new URL(location.href);
+  const pending = session.get(PENDING);
+  if (!url.searchParams.has("code") || !pending) return;
+  session.del(PENDING);
+  const as = await authorizationServer();
+  const params = oauth.validateAuthResponse(as, client(), url, pending.state);
+  const response = await oauth.authorizationCodeGrantRequest(as, client(), oauth.None(), params, redirectUri(), pending.verifier, requestOptions());
+  keep(await oauth.processAuthorizationCodeResponse(as, client(), response));
+  for (const name of ["code", "state", "iss", "session_state"]) url.searchParams.delete(name);
+  history.replaceState(history.state, "", url.pathname + url.search + url.hash);
+}
+
+/** The current access token from the issuer, or "" when signed out or expired. */
+export function issuerToken() {
+  /** @type {Tokens | null} */
+  const tokens = session.get(TOKENS);
+  return tokens && tokens.expiresAt > Date.now() ? tokens.access : "";
+}
+
+/** @type {ReturnType<typeof setTimeout> | undefined} */
+let renewal;
+
+/** Renews the access token before it expires, as long as the issuer gave a refresh token. @param {(token: string) => void} onToken */
+export function keepFresh(onToken) {
+  clearTimeout(renewal);
+  /** @type {Tokens | null} */
+  const tokens = session.get(TOKENS);
+  if (!tokens?.refresh) return;
+  renewal = setTimeout(async () => {
+    const as = await authorizationServer();
+    const response = await oauth.refreshTokenGrantRequest(as, client(), oauth.None(), /** @type {string} */ (tokens.refresh), requestOptions());
+    onToken(keep(await oauth.processRefreshTokenResponse(as, client(), response), tokens.refresh).access);
+    keepFresh(onToken);
+  }, Math.max(tokens.expiresAt - Date.now() - RENEW_BEFORE_MS, 1_000));
+}
+
+/** Forgets the tokens (the issuer's own session is the issuer's). */
+export function forgetIssuerTokens() {
+  clearTimeout(renewal);
+  session.del(TOKENS);
+  session.del(PENDING);
+}
