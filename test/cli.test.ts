@@ -123,7 +123,8 @@ describe("usage, help and reachability", () => {
   it.each([
     [["pending", "--no-such-flag"], /unknown option '--no-such-flag'/],
     [["token", "--role", "admin"], /'admin' is invalid/],
-    [["token"], /required option '--role <role>' not specified/],
+    [["token"], /--role is required \(or --issuer to fetch a machine token\)/],
+    [["token", "--issuer", "http://127.0.0.1:9"], /--issuer needs --client-id and --client-secret/],
     [["answer", "cli_e1", "maybe"], /'maybe' is invalid/],
     [["answer", "cli_e1", "accept", "--content", "{oops"], /--content is not valid JSON/],
     [["ask", "Deploy?"], /required option '--session <id>'/],

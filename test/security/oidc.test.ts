@@ -10,9 +10,10 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createIssuerVerifier, parseIssuers, type IssuerConfig } from "../../functions/shared/oidc.js";
 import { logger } from "../../functions/shared/logger.js";
 import { clientCredentials } from "../../sdk/client-credentials.js";
-import { TollgateRunner } from "../../sdk/runner.js";
+import { TollgateRunner, type TokenSource } from "../../sdk/runner.js";
 import { AUDIENCE, startProvider, type TestProvider } from "../support/oidc.js";
 import { startTollgate, type Harness } from "../support/tollgate.js";
+import { cli } from "../support/cli.js";
 import { upgradeStatus } from "./support.js";
 
 const machines = {
@@ -53,7 +54,7 @@ afterAll(async () => {
   await stranger?.stop();
 });
 
-const runnerWith = async (token: string, session_id: string) => {
+const runnerWith = async (token: TokenSource, session_id: string) => {
   const runner = new TollgateRunner({ url: t.runtime.wsUrl, token, sessions: [{ session_id }], backoff: { initialMs: 20, maxMs: 200 } });
   await runner.connect();
   return runner;
@@ -62,11 +63,11 @@ const runnerWith = async (token: string, session_id: string) => {
 describe("tokens of a configured issuer", () => {
   it("a machine parks with a client-credentials token and a person of its tenant answers", async () => {
     const machine = clientCredentials({ issuer: idp.issuer, clientId: "agent-acme", clientSecret: "agent-acme-secret", scope: "tollgate", resource: AUDIENCE });
-    const runner = await runnerWith(await machine(), "oidc_deploy");
+    const runner = await runnerWith(machine, "oidc_deploy");
     const human = await idp.machineToken("approver-acme");
     try {
       const waiting = runner.elicit({ sessionId: "oidc_deploy", elicitationId: "oidc_e1", params: { message: "Deploy?" } });
-      await expect.poll(async () => (await t.http(human, "GET", "/v1/sessions/oidc_deploy")).body?.pending_elicitations_count).toBe(1);
+      await expect.poll(async () => (await t.http(human, "GET", "/v1/sessions/oidc_deploy")).body?.pending_elicitations_count, { timeout: 15_000 }).toBe(1);
       const answer = await t.http(human, "POST", "/v1/sessions/oidc_deploy/events", { type: "approval", elicitation_id: "oidc_e1", action: "accept" });
       expect(answer.status).toBe(200);
       expect(await waiting).toMatchObject({ action: "accept", reason: "answered" });
@@ -124,6 +125,15 @@ describe("the runner's client-credentials token provider", () => {
       await shortLived.stop();
     }
   });
+
+  it("tollgate token --issuer fetches a machine token the API accepts", async () => {
+    const out = await cli(["token", "--issuer", idp.issuer, "--client-id", "ops-beta", "--client-secret", "ops-beta-secret", "--scope", "tollgate", "--resource", AUDIENCE], {});
+    expect(out.code, out.stderr).toBe(0);
+    expect((await t.http(out.stdout.trim(), "PUT", "/v1/sessions/oidc_cli", {})).status).toBe(200);
+    const refused = await cli(["token", "--issuer", idp.issuer, "--client-id", "ops-beta", "--client-secret", "wrong"], {});
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/the issuer gave no token: the token endpoint answered 401/);
+  }, 90_000); // two CLI processes
 
   it("says what went wrong when the client is refused", async () => {
     const provider = clientCredentials({ issuer: idp.issuer, clientId: "agent-acme", clientSecret: "wrong", resource: AUDIENCE });
