@@ -113,11 +113,12 @@ describe("pending and answer", () => {
 
 describe("usage, help and reachability", () => {
   it("--help works on every command", async () => {
-    for (const command of ["", "start", "token", "pending", "answer", "ask", "demo", "openapi"]) {
-      const out = await cli([...(command ? [command] : []), "--help"]);
-      expect(out.code, command).toBe(EXIT.ok);
-      expect(out.stdout).toMatch(new RegExp(`^Usage: tollgate ${command}`));
-    }
+    const commands = ["", "start", "token", "pending", "answer", "ask", "demo", "openapi"];
+    const outs = await Promise.all(commands.map((command) => cli([...(command ? [command] : []), "--help"])));
+    commands.forEach((command, i) => {
+      expect(outs[i].code, command).toBe(EXIT.ok);
+      expect(outs[i].stdout).toMatch(new RegExp(`^Usage: tollgate ${command}`));
+    });
   });
 
   it.each([
