@@ -3,6 +3,7 @@
  * work, pending sessions, answers, help on every command, usage errors and an unreachable server as
  * one line with their exit codes (README "CLI").
  */
+import { execFile } from "node:child_process";
 import { createServer } from "node:net";
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -113,11 +114,12 @@ describe("pending and answer", () => {
 
 describe("usage, help and reachability", () => {
   it("--help works on every command", async () => {
-    for (const command of ["", "start", "token", "pending", "answer", "ask", "demo", "openapi"]) {
-      const out = await cli([...(command ? [command] : []), "--help"]);
-      expect(out.code, command).toBe(EXIT.ok);
-      expect(out.stdout).toMatch(new RegExp(`^Usage: tollgate ${command}`));
-    }
+    const commands = ["", "start", "token", "pending", "answer", "ask", "demo", "openapi"];
+    const outs = await Promise.all(commands.map((command) => cli([...(command ? [command] : []), "--help"])));
+    commands.forEach((command, i) => {
+      expect(outs[i].code, command).toBe(EXIT.ok);
+      expect(outs[i].stdout).toMatch(new RegExp(`^Usage: tollgate ${command}`));
+    });
   });
 
   it.each([
@@ -152,6 +154,23 @@ describe("usage, help and reachability", () => {
       expect(out.stderr).toMatch(new RegExp(`cannot reach Tollgate at (http|ws)://127\\.0\\.0\\.1:${port}.*ECONNREFUSED`));
       oneLine(out.stderr);
     }
+  });
+
+  it("colours only on a terminal, and never with NO_COLOR", async () => {
+    await raise("cli_tty", "cli_tty_e");
+    // `script` gives the command a pseudo-terminal, as an interactive shell would.
+    const onTerminal = (noColor: string | undefined) =>
+      new Promise<string>((resolve, reject) =>
+        execFile("script", ["-qec", `${process.execPath} bin/tollgate.js pending`, "/dev/null"], { env: { ...process.env, ...env, NO_COLOR: noColor } }, (error, stdout) =>
+          error ? reject(error) : resolve(stdout),
+        ),
+      );
+    const coloured = await onTerminal(undefined);
+    expect(coloured).toContain("cli_tty");
+    expect(coloured).toMatch(/\x1b\[\d+m/);
+    const plain = await onTerminal("1");
+    expect(plain).toContain("cli_tty");
+    expect(plain).not.toMatch(/\x1b\[\d+m/);
   });
 
   it("openapi prints docs/openapi.json", async () => {

@@ -64,7 +64,7 @@ interface Operation {
   body?: Component;
   query?: z.ZodObject;
   /** Success status -> reply body. */
-  replies: Record<number, { description: string; schema?: Component }>;
+  replies: Record<number, { description: string; schema?: Component | Component[] }>;
   errors?: ErrorCode[];
 }
 
@@ -107,7 +107,7 @@ const operations: Partial<Record<FunctionName, Operation>> = {
     needs: ["raise", "answer", "cancel"],
     body: "PostEventBody",
     replies: {
-      200: { description: "Raised before with the same params, the verdict given (or the same verdict again), or given up", schema: "Raised" },
+      200: { description: "Raised before with the same params, the verdict given (or the same verdict again), or given up", schema: ["Raised", "Answered", "GaveUp"] },
       201: { description: "Raised", schema: "Raised" },
     },
     errors: [...WRITE, "conflict", "rate_limited"],
@@ -136,9 +136,6 @@ const operations: Partial<Record<FunctionName, Operation>> = {
     errors: WRITE,
   },
 };
-
-/** The three kinds of reply `POST /v1/sessions/{id}/events` gives with 200, one per event type. */
-const POST_EVENT_OK = ["Raised", "Answered", "GaveUp"] as const;
 
 const ref = (name: Component) => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: object) => ({ "application/json": { schema } });
@@ -172,14 +169,11 @@ function errorResponses(codes: ErrorCode[]) {
   );
 }
 
-function successResponses(name: FunctionName, op: Operation) {
-  return Object.fromEntries(
-    Object.entries(op.replies).map(([status, reply]) => {
-      const schema = name === "httpPostEvent" && status === "200" ? { oneOf: POST_EVENT_OK.map(ref) } : reply.schema ? ref(reply.schema) : { type: "object" };
-      return [status, { description: reply.description, content: json(schema) }];
-    }),
-  );
-}
+/** A reply body: one component, one of several (one per kind of request), or any object. */
+const replySchema = (schema?: Component | Component[]) => (Array.isArray(schema) ? { oneOf: schema.map(ref) } : schema ? ref(schema) : { type: "object" });
+
+const successResponses = (op: Operation) =>
+  Object.fromEntries(Object.entries(op.replies).map(([status, reply]) => [status, { description: reply.description, content: json(replySchema(reply.schema)) }]));
 
 function operation(name: FunctionName, path: string) {
   const op = operations[name];
@@ -191,8 +185,9 @@ function operation(name: FunctionName, path: string) {
     ...(roles.length > 0 ? { description: `Roles: ${roles.join(", ")}.` } : {}),
     security: "verifiesTokens" in functions[name] ? [{ bearer: [] }] : [],
     ...(parameters(path, op.query).length > 0 ? { parameters: parameters(path, op.query) } : {}),
-    ...(op.body ? { requestBody: { required: true, content: json(ref(op.body)) } } : {}),
-    responses: { ...successResponses(name, op), ...errorResponses(op.errors ?? []) },
+    // No body reads as `{}`: the body is required only where `{}` would not do.
+    ...(op.body ? { requestBody: { required: !components[op.body].safeParse({}).success, content: json(ref(op.body)) } } : {}),
+    responses: { ...successResponses(op), ...errorResponses(op.errors ?? []) },
   };
 }
 
