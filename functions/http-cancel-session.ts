@@ -1,5 +1,5 @@
 /** `POST /v1/sessions/{id}/cancel`: the run was cancelled; every pending elicitation resolves `cancel`. */
-import { domain } from "./shared/clients.js";
+import { domain } from "./domain/clients.js";
 import { httpHandler } from "./shared/http.js";
 import { parse } from "./shared/parse.js";
 import { CancelSessionBody, Id } from "./shared/schemas.js";

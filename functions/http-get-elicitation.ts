@@ -1,5 +1,5 @@
 /** `GET /v1/elicitations/{id}`: the standalone approval page's read, pending or resolved. */
-import { domain } from "./shared/clients.js";
+import { domain } from "./domain/clients.js";
 import { httpHandler } from "./shared/http.js";
 import { parse } from "./shared/parse.js";
 import { Id } from "./shared/schemas.js";

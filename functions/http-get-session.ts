@@ -1,5 +1,5 @@
 /** `GET /v1/sessions/{id}`: the session with its own and its descendants' pending prompts. */
-import { domain } from "./shared/clients.js";
+import { domain } from "./domain/clients.js";
 import { httpHandler } from "./shared/http.js";
 import { parse } from "./shared/parse.js";
 import { Id } from "./shared/schemas.js";

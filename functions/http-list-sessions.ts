@@ -1,5 +1,5 @@
 /** `GET /v1/sessions`: a page of sessions, a batch by `ids`, or only those awaiting approval. */
-import { domain } from "./shared/clients.js";
+import { domain } from "./domain/clients.js";
 import { signingKey } from "./shared/auth.js";
 import { decodeCursor, encodeCursor } from "./shared/cursor.js";
 import { badRequest } from "./shared/errors.js";

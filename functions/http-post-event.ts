@@ -1,5 +1,5 @@
 /** `POST /v1/sessions/{id}/events`: raise an elicitation, give a verdict, or give up waiting. */
-import { domain } from "./shared/clients.js";
+import { domain } from "./domain/clients.js";
 import { httpHandler } from "./shared/http.js";
 import { parse } from "./shared/parse.js";
 import { Id, PostEventBody } from "./shared/schemas.js";

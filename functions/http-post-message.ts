@@ -1,6 +1,6 @@
 /** `POST /v1/sessions/{id}/messages`: delivered now, held behind a pending approval, or queued for the next hello. */
 import { requireRole } from "./domain/access.js";
-import { domain } from "./shared/clients.js";
+import { domain } from "./domain/clients.js";
 import { httpHandler } from "./shared/http.js";
 import { parse } from "./shared/parse.js";
 import { Id, PostMessageBody } from "./shared/schemas.js";

@@ -1,6 +1,6 @@
 /** `PUT /v1/sessions/{id}`: create or update a session. */
 import { summary } from "./domain/sessions.js";
-import { domain } from "./shared/clients.js";
+import { domain } from "./domain/clients.js";
 import { httpHandler } from "./shared/http.js";
 import { parse } from "./shared/parse.js";
 import { Id, PutSessionBody } from "./shared/schemas.js";

@@ -9,7 +9,7 @@ import { BatchProcessor, EventType, processPartialResponse } from "@aws-lambda-p
 import { unmarshall } from "@aws-sdk/util-dynamodb";
 import type { AttributeValue } from "@aws-sdk/client-dynamodb";
 import type { Context, DynamoDBRecord, DynamoDBStreamEvent } from "aws-lambda";
-import { domain } from "./shared/clients.js";
+import { domain } from "./domain/clients.js";
 
 const image = (raw: Record<string, unknown> | undefined) => (raw ? unmarshall(raw as Record<string, AttributeValue>) : undefined);
 const itemKey = (record: DynamoDBRecord) => JSON.stringify(record.dynamodb?.Keys ?? {});

@@ -1,5 +1,5 @@
 /** Scheduler fired an elicitation's deadline: still pending means decline/timeout. */
-import { domain } from "./shared/clients.js";
+import { domain } from "./domain/clients.js";
 import { timerHandler } from "./shared/timer.js";
 
 export const handler = timerHandler(async (input) => {

@@ -1,5 +1,5 @@
 /** Scheduler fired a block's escalation grace: tell the parent once if it still stands. */
-import { domain } from "./shared/clients.js";
+import { domain } from "./domain/clients.js";
 import { timerHandler } from "./shared/timer.js";
 
 export const handler = timerHandler(async (input) => {

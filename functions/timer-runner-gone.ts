@@ -1,5 +1,5 @@
 /** Scheduler fired a reconnect grace: what the gone runner left pending resolves `runner_gone`. */
-import { domain } from "./shared/clients.js";
+import { domain } from "./domain/clients.js";
 import { timerHandler } from "./shared/timer.js";
 
 export const handler = timerHandler(async (input) => {

@@ -1,6 +1,6 @@
 /** `cancel`: the runner's task was cancelled; the reply is the verdict frame. */
 import { verdictFrame, isResolved } from "./domain/items.js";
-import { domain } from "./shared/clients.js";
+import { domain } from "./domain/clients.js";
 import { CancelFrame } from "./shared/schemas.js";
 import { wsHandler } from "./shared/ws.js";
 

@@ -1,5 +1,5 @@
 /** `$connect`: record who is on this connection (the authorizer already verified the token). */
-import { domain } from "./shared/clients.js";
+import { domain } from "./domain/clients.js";
 import { callerOf, type WsEvent } from "./shared/ws.js";
 
 export const handler = async (event: WsEvent) => {

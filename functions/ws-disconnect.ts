@@ -1,5 +1,5 @@
 /** `$disconnect` (best effort in API Gateway): start the reconnect grace of what the runner left pending. */
-import { domain } from "./shared/clients.js";
+import { domain } from "./domain/clients.js";
 import { callerOf, type WsEvent } from "./shared/ws.js";
 
 export const handler = async (event: WsEvent) => {

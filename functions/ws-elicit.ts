@@ -1,5 +1,5 @@
 /** `elicit`: park on an elicitation; the verdict arrives later as its own frame. */
-import { domain } from "./shared/clients.js";
+import { domain } from "./domain/clients.js";
 import { ElicitFrame } from "./shared/schemas.js";
 import { wsHandler } from "./shared/ws.js";
 

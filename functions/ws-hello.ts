@@ -1,5 +1,5 @@
 /** `hello`: register and bind the runner's sessions, resume its elicitations, deliver queued messages. */
-import { domain } from "./shared/clients.js";
+import { domain } from "./domain/clients.js";
 import { HelloFrame } from "./shared/schemas.js";
 import { wsHandler } from "./shared/ws.js";
 

@@ -1,5 +1,5 @@
 /** `subscribe`: the inbox hears request, resolved and badge events of these sessions and below. */
-import { domain } from "./shared/clients.js";
+import { domain } from "./domain/clients.js";
 import { SubscribeFrame } from "./shared/schemas.js";
 import { wsHandler } from "./shared/ws.js";
 

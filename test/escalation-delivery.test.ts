@@ -6,9 +6,10 @@
 import { ApiGatewayManagementApiClient } from "@aws-sdk/client-apigatewaymanagementapi";
 import { GetScheduleCommand, SchedulerClient } from "@aws-sdk/client-scheduler";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { documentClient } from "../functions/shared/clients.js";
+import { documentClient } from "../functions/domain/clients.js";
 import { readConfig } from "../functions/shared/config.js";
 import { connectionsPusher, type Pusher } from "../functions/domain/push.js";
+import { createStores } from "../functions/domain/stores/index.js";
 import { scheduleName, schedulerTimers } from "../functions/domain/timers.js";
 import { createTollgate } from "../functions/domain/tollgate.js";
 import { sleep, startTollgate, type Harness, type TestSocket } from "./support/tollgate.js";
@@ -30,7 +31,7 @@ function domainWith(decorate: (real: Pusher) => Pusher) {
   const config = { ...readConfig(process.env), noticeRetryDelayMs: 20 };
   const real = connectionsPusher(new ApiGatewayManagementApiClient({ endpoint: t.runtime.httpUrl, region: "us-east-1", credentials }));
   return createTollgate({
-    db: documentClient(),
+    db: createStores(documentClient(), config.table),
     config,
     push: decorate(real),
     timers: schedulerTimers(new SchedulerClient({ endpoint: t.runtime.httpUrl, region: "us-east-1", credentials }), config.scheduler),

@@ -2,11 +2,9 @@
  * WebSocket connections: who is on the other end, which sessions a runner bound, and what happens
  * when it goes away (PROTOCOL rule 3, DESIGN-NOTES 5).
  */
-import { DeleteCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { badRequest } from "../shared/errors.js";
 import type { Context } from "./context.js";
-import { keys } from "./keys.js";
-import type { Caller, ConnectionItem, ElicitationItem, PendingRow } from "./items.js";
+import type { Caller, ConnectionItem, ElicitationItem } from "./items.js";
 
 export const MAX_SESSIONS_PER_CONNECTION = 1_000;
 
@@ -14,32 +12,19 @@ export const MAX_SESSIONS_PER_CONNECTION = 1_000;
 const CONNECTION_TTL_SECONDS = 3 * 3600;
 
 export function createConnections(ctx: Context) {
-  const { db, table, ops } = ctx;
-  const ttl = () => Math.floor(ctx.now() / 1000) + CONNECTION_TTL_SECONDS;
-
-  async function unbindSession(tenant: string, sessionId: string, connectionId: string) {
-    await ops.updated({
-      Key: keys.session(tenant, sessionId),
-      UpdateExpression: "REMOVE runner_connection_id",
-      ConditionExpression: "runner_connection_id = :c",
-      ExpressionAttributeValues: { ":c": connectionId },
-    });
-  }
+  const { connections, sessions, subscribers, elicitations } = ctx.db;
 
   return {
-    find: (tenant: string, connectionId: string) => ops.get<ConnectionItem>(keys.connection(tenant, connectionId)),
+    find: connections.get,
 
     async connect(caller: Caller, connectionId: string): Promise<void> {
-      const item: ConnectionItem = {
-        ...keys.connection(caller.tenant, connectionId),
-        kind: "connection",
+      await connections.put({
         tenant: caller.tenant,
         connection_id: connectionId,
         sub: caller.sub,
         role: caller.role,
-        expires_at: ttl(),
-      };
-      await db.send(new PutCommand({ TableName: table, Item: item }));
+        expires_at: Math.floor(ctx.now() / 1000) + CONNECTION_TTL_SECONDS,
+      });
     },
 
     /**
@@ -48,29 +33,13 @@ export function createConnections(ctx: Context) {
      */
     async track(caller: Caller, connectionId: string, sessionIds: string[]): Promise<void> {
       if (sessionIds.length === 0) return;
-      const tracked = await ops.updated({
-        Key: keys.connection(caller.tenant, connectionId),
-        UpdateExpression: "ADD sessions :s",
-        ConditionExpression: "attribute_not_exists(sessions) OR size(sessions) <= :room",
-        ExpressionAttributeValues: { ":s": new Set(sessionIds), ":room": MAX_SESSIONS_PER_CONNECTION - sessionIds.length },
-      });
+      const tracked = await connections.track(caller.tenant, connectionId, sessionIds, MAX_SESSIONS_PER_CONNECTION);
       if (!tracked) throw badRequest(`a connection binds at most ${MAX_SESSIONS_PER_CONNECTION} sessions`);
     },
 
     /** Make this connection the sessions' runner: pushes for them go here from now on. */
     async bindRunner(caller: Caller, connectionId: string, sessionIds: string[]): Promise<void> {
-      await Promise.all(
-        sessionIds.map((sessionId) =>
-          db.send(
-            new UpdateCommand({
-              TableName: table,
-              Key: keys.session(caller.tenant, sessionId),
-              UpdateExpression: "SET runner_connection_id = :c",
-              ExpressionAttributeValues: { ":c": connectionId },
-            }),
-          ),
-        ),
-      );
+      await Promise.all(sessionIds.map((sessionId) => sessions.bindRunner(caller.tenant, sessionId, connectionId)));
     },
 
     /**
@@ -78,35 +47,28 @@ export function createConnections(ctx: Context) {
      * handler does the rest (`afterGone`), so only it needs to touch schedules.
      */
     async gone(tenant: string, connectionId: string): Promise<void> {
-      await ops.updated({
-        Key: keys.connection(tenant, connectionId),
-        UpdateExpression: "SET gone_at = :now",
-        ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(gone_at)",
-        ExpressionAttributeValues: { ":now": ctx.iso() },
-      });
+      await connections.markGone(tenant, connectionId, ctx.iso());
     },
 
-    /** Unsubscribe, unbind its sessions, and start the reconnect grace, after which what it left pending resolves `runner_gone`. */
-    async afterGone(item: ConnectionItem): Promise<void> {
+    /**
+     * Unsubscribe and unbind its sessions. Returns when its reconnect grace ends, after which what it
+     * left pending resolves `runner_gone`; undefined when it bound no session.
+     */
+    async afterGone(item: ConnectionItem): Promise<Date | undefined> {
       const { tenant, connection_id: connectionId } = item;
-      await db.send(new DeleteCommand({ TableName: table, Key: keys.subscriber(tenant, connectionId) }));
-      const sessions = [...(item.sessions ?? [])];
-      await Promise.all(sessions.map((sessionId) => unbindSession(tenant, sessionId, connectionId)));
-      if (sessions.length === 0) return;
-      const at = new Date(Date.parse(item.gone_at!) + ctx.config.reconnectGraceSeconds * 1000);
-      await ctx.timers.schedule("runnerGone", `${tenant}-${connectionId}`, at, { tenant, connection_id: connectionId });
+      await subscribers.remove(tenant, connectionId);
+      const bound = [...(item.sessions ?? [])];
+      await Promise.all(bound.map((sessionId) => sessions.unbindRunner(tenant, sessionId, connectionId)));
+      if (bound.length === 0) return undefined;
+      return new Date(Date.parse(item.gone_at!) + ctx.config.reconnectGraceSeconds * 1000);
     },
 
     /** The pending elicitations still bound to a connection that went away. */
     async leftBehind(tenant: string, connectionId: string): Promise<ElicitationItem[]> {
-      const item = await ops.get<ConnectionItem>(keys.connection(tenant, connectionId));
+      const item = await connections.get(tenant, connectionId);
       if (!item?.gone_at) return [];
-      const rows = await Promise.all(
-        [...(item.sessions ?? [])].map((sessionId) =>
-          ops.queryPrefix<PendingRow>(keys.sessionPartition(tenant, sessionId), keys.prefix.pending),
-        ),
-      );
-      const items = await Promise.all(rows.flat().map((row) => ops.get<ElicitationItem>(keys.elicitation(tenant, row.elicitation_id))));
+      const rows = await Promise.all([...(item.sessions ?? [])].map((sessionId) => elicitations.pendingIn(tenant, sessionId)));
+      const items = await Promise.all(rows.flat().map((row) => elicitations.get(tenant, row.elicitation_id)));
       return items.filter((e): e is ElicitationItem => e?.status === "pending" && e.connection_id === connectionId);
     },
   };

@@ -1,12 +1,12 @@
 /** What every domain module is built over: real clients in Lambda, local endpoints in tests. */
-import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { Config } from "../shared/config.js";
-import { tableOps, type TableOps } from "./db.js";
 import type { Pusher } from "./push.js";
+import type { Stores } from "./stores/index.js";
 import type { Timers } from "./timers.js";
 
 export interface Deps {
-  db: DynamoDBDocumentClient;
+  /** The table, through one store per item kind. */
+  db: Stores;
   config: Config;
   push: Pusher;
   timers: Timers;
@@ -16,8 +16,6 @@ export interface Deps {
 }
 
 export interface Context extends Required<Deps> {
-  table: string;
-  ops: TableOps;
   iso: () => string;
 }
 
@@ -27,8 +25,6 @@ export function context(deps: Deps): Context {
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
     ...deps,
     now,
-    table: deps.config.table,
-    ops: tableOps(deps.db, deps.config.table),
     iso: () => new Date(now()).toISOString(),
   };
 }

@@ -6,10 +6,7 @@
  * runner's `hello` with `resume` delivers it later.
  */
 import type { Context } from "./context.js";
-import { keys } from "./keys.js";
-import { verdictFrame, type ElicitationItem, type Verdict } from "./items.js";
-
-type Resolved = ElicitationItem & { verdict: Verdict };
+import { verdictFrame, type Resolved } from "./items.js";
 export type VerdictFrame = ReturnType<typeof verdictFrame>;
 
 export interface DeliveryOptions {
@@ -20,29 +17,7 @@ export interface DeliveryOptions {
 }
 
 export function createDelivery(ctx: Context, onGone: (tenant: string, connectionId: string) => Promise<void>) {
-  const { ops } = ctx;
-
-  async function claim(item: Resolved, connectionId: string, again: boolean): Promise<boolean> {
-    return ops.updated({
-      Key: keys.elicitation(item.tenant, item.elicitation_id),
-      UpdateExpression: "SET delivered_to = :c, delivered_at = :now, connection_id = :c",
-      ConditionExpression: again
-        ? "#s = :resolved AND (attribute_not_exists(delivered_to) OR delivered_to <> :c)"
-        : "#s = :resolved AND attribute_not_exists(delivered_to)",
-      ExpressionAttributeNames: { "#s": "status" },
-      ExpressionAttributeValues: { ":c": connectionId, ":now": ctx.iso(), ":resolved": "resolved" },
-    });
-  }
-
-  /** Undo a claim whose push failed; `forget` also drops the dead connection. */
-  async function release(item: Resolved, connectionId: string, forget: boolean): Promise<void> {
-    await ops.updated({
-      Key: keys.elicitation(item.tenant, item.elicitation_id),
-      UpdateExpression: forget ? "REMOVE delivered_to, delivered_at, connection_id" : "REMOVE delivered_to, delivered_at",
-      ConditionExpression: "delivered_to = :c",
-      ExpressionAttributeValues: { ":c": connectionId },
-    });
-  }
+  const { elicitations } = ctx.db;
 
   /** Push a verdict whose delivery to `connectionId` this caller has claimed; a failed push releases the claim. */
   async function pushClaimed(item: Resolved, connectionId: string): Promise<VerdictFrame | undefined> {
@@ -51,11 +26,11 @@ export function createDelivery(ctx: Context, onGone: (tenant: string, connection
     try {
       result = await ctx.push.send(connectionId, frame);
     } catch (error) {
-      await release(item, connectionId, false);
+      await elicitations.releaseDelivery(item, connectionId, false);
       throw error;
     }
     if (result === "gone") {
-      await release(item, connectionId, true);
+      await elicitations.releaseDelivery(item, connectionId, true);
       await onGone(item.tenant, connectionId);
       return undefined;
     }
@@ -68,7 +43,7 @@ export function createDelivery(ctx: Context, onGone: (tenant: string, connection
     async deliverVerdict(item: Resolved, options: DeliveryOptions = {}): Promise<VerdictFrame | undefined> {
       const connectionId = options.connectionId ?? item.connection_id;
       if (!connectionId) return undefined;
-      if (!(await claim(item, connectionId, options.again ?? false))) return undefined;
+      if (!(await elicitations.claimDelivery(item, connectionId, options.again ?? false, ctx.iso()))) return undefined;
       return pushClaimed(item, connectionId);
     },
   };

@@ -11,12 +11,11 @@ import { requireOwner, requireRole } from "./access.js";
 import { canonicalJson, hashOf } from "./canonical.js";
 import { checkContent } from "./content.js";
 import type { Context } from "./context.js";
-import { failedConditionAt, lostCondition, transactWrite, type TransactItem } from "./db.js";
 import type { Delivery, VerdictFrame } from "./delivery.js";
-import { keys } from "./keys.js";
-import { isResolved, paramsOf, requestEvent, verdictFrame, type Caller, type Connection, type ElicitationItem, type Reason, type Verdict } from "./items.js";
+import { TOLLGATE, isResolved, paramsOf, requestEvent, verdictFrame, type Caller, type Connection, type ElicitationItem, type Reason, type Resolved, type Verdict } from "./items.js";
 import type { RateCharge, RateLimiter } from "./rate-limit.js";
 import type { Sessions } from "./sessions.js";
+import type { NewElicitation } from "./stores/elicitations.js";
 
 export interface RaiseInput {
   session_id: string;
@@ -42,24 +41,12 @@ export interface Resolution {
   charge?: RateCharge;
 }
 
-export type Resolved = ElicitationItem & { verdict: Verdict };
-/** A runner's own cancel is answered in its reply: the delivery claim is part of the resolving write. */
-const REPLY_CLAIM = ", connection_id = :reply, delivered_to = :reply, delivered_at = :now";
-/**
- * The fast path's claim, also part of the resolving write (one write fewer on every verdict), made
- * only while the elicitation is still bound to the connection it was read with.
- */
-const BOUND_CLAIM = ", delivered_to = :claim, delivered_at = :now";
 /** A rebind between our read and our write fails the claim's condition: read again, at most this often, then claim separately. */
 const CLAIM_ATTEMPTS = 2;
-export const TOLLGATE = "tollgate";
 
 export function createElicitations(ctx: Context, sessions: Sessions, delivery: Delivery, limiter?: RateLimiter) {
-  const { db, table, ops } = ctx;
-
-  async function find(tenant: string, elicitationId: string): Promise<ElicitationItem | undefined> {
-    return ops.get<ElicitationItem>(keys.elicitation(tenant, elicitationId));
-  }
+  const { elicitations: store, sessions: sessionStore } = ctx.db;
+  const find = store.get;
 
   async function findOwned(caller: Caller, elicitationId: string, sessionId?: string): Promise<ElicitationItem> {
     const item = await find(caller.tenant, elicitationId);
@@ -68,23 +55,12 @@ export function createElicitations(ctx: Context, sessions: Sessions, delivery: D
     return item;
   }
 
-  /** Bind a pending elicitation to a runner's connection; false when it is no longer pending or a newer connection holds it. */
-  async function bind(item: ElicitationItem, connection: Connection): Promise<boolean> {
-    return ops.updated({
-      Key: keys.elicitation(item.tenant, item.elicitation_id),
-      UpdateExpression: "SET connection_id = :c, bound_at = :at",
-      ConditionExpression: "#s = :pending AND (attribute_not_exists(bound_at) OR bound_at <= :at)",
-      ExpressionAttributeNames: { "#s": "status" },
-      ExpressionAttributeValues: { ":c": connection.id, ":at": connection.connectedAt, ":pending": "pending" },
-    });
-  }
-
   /**
    * A runner that (re)attaches to an elicitation: bind it if pending, or hand it the verdict now.
    * Returns the verdict frame when it goes out as a direct reply.
    */
   async function attach(item: ElicitationItem, connection: Connection) {
-    if (item.status === "pending" && (await bind(item, connection))) return undefined;
+    if (item.status === "pending" && (await store.bind(item, connection))) return undefined;
     const current = item.status === "pending" ? await find(item.tenant, item.elicitation_id) : item;
     if (current && isResolved(current)) return delivery.deliverVerdict(current, { connectionId: connection.id, again: true });
     return undefined;
@@ -98,20 +74,10 @@ export function createElicitations(ctx: Context, sessions: Sessions, delivery: D
       throw new ProtocolError("conflict", "this elicitation id exists with other params");
     }
     requireOwner(caller, existing);
-    if (existing.status === "pending" && existing.block_state === "released") await rearm(existing);
+    // A re-publish after a failed notice delivery arms the block again (PROTOCOL rule 4).
+    if (existing.status === "pending" && existing.block_state === "released") await store.rearm(existing);
     if (connection) await attach(existing, connection);
     return { created: false, elicitation_id: existing.elicitation_id, deadline: existing.deadline, session_runner: undefined as string | undefined };
-  }
-
-  /** A re-publish after a failed notice delivery arms the block again (PROTOCOL rule 4). */
-  async function rearm(item: ElicitationItem): Promise<void> {
-    await ops.updated({
-      Key: keys.elicitation(item.tenant, item.elicitation_id),
-      UpdateExpression: "SET block_state = :armed ADD block_round :one",
-      ConditionExpression: "block_state = :released AND #s = :pending",
-      ExpressionAttributeNames: { "#s": "status" },
-      ExpressionAttributeValues: { ":armed": "armed", ":released": "released", ":one": 1, ":pending": "pending" },
-    });
   }
 
   async function raise(caller: Caller, input: RaiseInput, connection?: Connection) {
@@ -123,9 +89,7 @@ export function createElicitations(ctx: Context, sessions: Sessions, delivery: D
     const now = ctx.now();
     const createdAt = new Date(now).toISOString();
     const timeout = input.timeout_seconds ?? LIMITS.timeoutSeconds.default;
-    const item: ElicitationItem = {
-      ...keys.elicitation(caller.tenant, elicitationId),
-      kind: "elicitation",
+    const item: NewElicitation = {
       tenant: caller.tenant,
       elicitation_id: elicitationId,
       session_id: session.session_id,
@@ -140,40 +104,18 @@ export function createElicitations(ctx: Context, sessions: Sessions, delivery: D
       bound_at: connection?.connectedAt,
       ...(session.parent_session_id ? { block_state: "armed" as const, block_round: 1 } : {}),
     };
-    const eventJson = JSON.stringify(requestEvent(item));
     const charge = limiter?.charge(caller, "raise");
-    const writes: TransactItem[] = [
-      { Put: { TableName: table, Item: item, ConditionExpression: "attribute_not_exists(pk)" } },
-      {
-        Put: {
-          TableName: table,
-          Item: { ...keys.pending(caller.tenant, session.session_id, createdAt, elicitationId), kind: "pending", elicitation_id: elicitationId, event_json: eventJson },
-        },
-      },
-      ...session.ancestors.map((ancestor) => ({
-        Put: { TableName: table, Item: { ...keys.descendant(caller.tenant, ancestor, createdAt, elicitationId), kind: "descendant", elicitation_id: elicitationId, event_json: eventJson } },
-      })),
-      {
-        Update: {
-          TableName: table,
-          Key: keys.session(caller.tenant, session.session_id),
-          UpdateExpression: "ADD pending_count :one SET pending_pk = :tenant, updated_at = :now",
-          ConditionExpression: "attribute_exists(pk)",
-          ExpressionAttributeValues: { ":one": 1, ":tenant": keys.tenantIndex(caller.tenant), ":now": createdAt },
-        },
-      },
+    const writes = [
+      ...store.raise(item, JSON.stringify(requestEvent(item))),
+      sessionStore.countUp(caller.tenant, session.session_id, createdAt),
       ...(charge ? [charge.write] : []),
     ];
-    try {
-      await transactWrite(db, writes);
-      return { created: true, elicitation_id: elicitationId, deadline: item.deadline, session_runner: session.runner_connection_id };
-    } catch (error) {
-      if (!lostCondition(error)) throw error;
-      // An id that exists is a re-publish, which counts nothing; otherwise the count may be what refused it.
-      const refused = failedConditionAt(error, 0) ? undefined : charge?.refusal(error, writes.length - 1);
-      if (refused) throw refused;
-      return republish(caller, { ...input, elicitation_id: elicitationId }, connection);
-    }
+    const lost = await ctx.db.transact(writes);
+    if (!lost) return { created: true, elicitation_id: elicitationId, deadline: item.deadline, session_runner: session.runner_connection_id };
+    // An id that exists is a re-publish, which counts nothing; otherwise the count may be what refused it.
+    const refused = lost.has(0) ? undefined : charge?.refusal(lost, writes.length - 1);
+    if (refused) throw refused;
+    return republish(caller, { ...input, elicitation_id: elicitationId }, connection);
   }
 
   /**
@@ -191,48 +133,22 @@ export function createElicitations(ctx: Context, sessions: Sessions, delivery: D
       resolved_by: r.resolved_by,
       resolved_at: ctx.iso(),
     };
-    const bound = r.bound_to !== undefined ? " AND connection_id = :bound" : "";
+    // Runner gone: only while still bound to the gone connection (a resume rebound it otherwise).
+    if (r.bound_to !== undefined && item.connection_id !== r.bound_to) return { won: false, item };
     // Bound to a runner: claim its delivery in this write, on condition the binding still holds (DESIGN-NOTES 1, 2).
     const claim = !r.reply_to && item.connection_id && attempt < CLAIM_ATTEMPTS ? item.connection_id : undefined;
-    const writes: TransactItem[] = [
-      {
-        Update: {
-          TableName: table,
-          Key: keys.elicitation(r.tenant, r.elicitation_id),
-          UpdateExpression: `SET #s = :resolved, verdict = :verdict, expires_at = :ttl${r.reply_to ? REPLY_CLAIM : claim ? BOUND_CLAIM : ""}`,
-          ConditionExpression: `#s = :pending${bound}${claim ? " AND connection_id = :claim" : ""}`,
-          ExpressionAttributeNames: { "#s": "status" },
-          ExpressionAttributeValues: {
-            ":resolved": "resolved",
-            ":pending": "pending",
-            ":verdict": verdict,
-            ":ttl": Math.floor(ctx.now() / 1000) + ctx.config.resolvedRetentionSeconds,
-            ...(r.bound_to !== undefined ? { ":bound": r.bound_to } : {}),
-            ...(r.reply_to ? { ":reply": r.reply_to, ":now": ctx.iso() } : {}),
-            ...(claim ? { ":claim": claim, ":now": ctx.iso() } : {}),
-          },
-        },
-      },
-      { Delete: { TableName: table, Key: keys.pending(r.tenant, item.session_id, item.created_at, item.elicitation_id) } },
-      ...item.ancestors.map((ancestor) => ({
-        Delete: { TableName: table, Key: keys.descendant(r.tenant, ancestor, item.created_at, item.elicitation_id) },
-      })),
-      {
-        Update: {
-          TableName: table,
-          Key: keys.session(r.tenant, item.session_id),
-          UpdateExpression: "ADD pending_count :minus SET updated_at = :now",
-          ExpressionAttributeValues: { ":minus": -1, ":now": verdict.resolved_at },
-        },
-      },
+    const writes = [
+      ...store.resolve(item, verdict, r.reply_to ? { reply: r.reply_to } : claim ? { bound: claim } : undefined, {
+        at: verdict.resolved_at,
+        expiresAt: Math.floor(ctx.now() / 1000) + ctx.config.resolvedRetentionSeconds,
+      }),
+      sessionStore.countDown(r.tenant, item.session_id, verdict.resolved_at),
       ...(r.charge ? [r.charge.write] : []),
     ];
-    try {
-      await transactWrite(db, writes);
-    } catch (error) {
-      if (!lostCondition(error)) throw error;
+    const lost = await ctx.db.transact(writes);
+    if (lost) {
       // Resolved meanwhile: the standing verdict answers, and nothing is counted. Still pending: the count refused it.
-      const refused = failedConditionAt(error, 0) ? undefined : r.charge?.refusal(error, writes.length - 1);
+      const refused = lost.has(0) ? undefined : r.charge?.refusal(lost, writes.length - 1);
       if (refused) throw refused;
       // Another path resolved it first, or (runner gone) a resume rebound it meanwhile.
       const current = (await find(r.tenant, r.elicitation_id)) ?? item;

@@ -4,35 +4,18 @@
  * conditional writes only, so a resolution racing the delivery is always seen by one side.
  */
 import type { Context } from "./context.js";
-import { keys } from "./keys.js";
 import { paramsOf, type BlockState, type ElicitationItem } from "./items.js";
 import type { Messages, Outgoing } from "./messages.js";
 import { blockNotice, resolutionNotice } from "./notices.js";
 import type { Sessions } from "./sessions.js";
+import { timerKeys } from "./timers.js";
 
 const ATTEMPTS = 3;
 
-export const escalationKey = (item: Pick<ElicitationItem, "tenant" | "elicitation_id" | "block_round">) =>
-  `${item.tenant}-${item.elicitation_id}-${item.block_round ?? 1}`;
-
 export function createEscalation(ctx: Context, sessions: Sessions, messages: Messages) {
-  const { ops } = ctx;
-
+  const { elicitations } = ctx.db;
   /** Move the block from one state to another; undefined when it was not in `from` (someone else moved it). */
-  async function move(item: ElicitationItem, from: BlockState, to: BlockState, extra: { pending?: true; notice_seq?: number } = {}) {
-    return ops.updateIf<ElicitationItem>({
-      Key: keys.elicitation(item.tenant, item.elicitation_id),
-      UpdateExpression: extra.notice_seq !== undefined ? "SET block_state = :to, notice_seq = :seq" : "SET block_state = :to",
-      ConditionExpression: extra.pending ? "block_state = :from AND #s = :pending AND block_round = :round" : "block_state = :from",
-      ExpressionAttributeNames: extra.pending ? { "#s": "status" } : undefined,
-      ExpressionAttributeValues: {
-        ":to": to,
-        ":from": from,
-        ...(extra.pending ? { ":pending": "pending", ":round": item.block_round ?? 1 } : {}),
-        ...(extra.notice_seq !== undefined ? { ":seq": extra.notice_seq } : {}),
-      },
-    });
-  }
+  const move = elicitations.moveBlock;
 
   /** Up to three attempts about 0.5 s apart; `stillBlocked` stops a block notice that went stale. */
   async function deliver(tenant: string, parentId: string, notice: Outgoing, stillBlocked?: () => Promise<boolean>) {
@@ -56,7 +39,7 @@ export function createEscalation(ctx: Context, sessions: Sessions, messages: Mes
     const parentId = item.ancestors.at(-1);
     if (!parentId) return;
     if (item.block_state === "armed") {
-      if (await move(item, "armed", "cleared")) await ctx.timers.cancel("escalation", escalationKey(item));
+      if (await move(item, "armed", "cleared")) await ctx.timers.cancel("escalation", timerKeys.escalation(item));
       return;
     }
     if (item.block_state !== "delivered" && item.block_state !== "queued") return; // delivering: the deliverer settles
@@ -74,13 +57,13 @@ export function createEscalation(ctx: Context, sessions: Sessions, messages: Mes
 
     /** The grace ended (Scheduler): if the block still stands, tell the parent once. */
     async fire(tenant: string, elicitationId: string, round: number): Promise<void> {
-      const item = await ops.get<ElicitationItem>(keys.elicitation(tenant, elicitationId));
+      const item = await elicitations.get(tenant, elicitationId);
       const parentId = item?.ancestors.at(-1);
       if (!item || !parentId || (item.block_round ?? 1) !== round) return;
       const claimed = await move(item, "armed", "delivering", { pending: true });
       if (!claimed) return;
       const notice: Outgoing = { kind: "notice", text: blockNotice(await childOf(item), paramsOf(item).message), notice_for: elicitationId };
-      const stillBlocked = async () => (await ops.get<ElicitationItem>(keys.elicitation(tenant, elicitationId)))?.status === "pending";
+      const stillBlocked = async () => (await elicitations.get(tenant, elicitationId))?.status === "pending";
       const outcome = await deliver(tenant, parentId, notice, stillBlocked);
       if (outcome === "moot") {
         await move(claimed, "delivering", "cleared");

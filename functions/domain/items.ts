@@ -1,13 +1,12 @@
 /** The shapes of the table's items and of the events built from them (PROTOCOL.md "Events"). */
 import type { ElicitationParams, Role, VerdictAction } from "../shared/schemas.js";
 
+export type { Caller, Connection } from "../shared/caller.js";
+
 export type Reason = "answered" | "timeout" | "cancelled" | "runner_gone";
 
-export interface Caller {
-  sub: string;
-  tenant: string;
-  role: Role;
-}
+/** The `resolved_by` of what Tollgate resolves itself: a deadline that passed, a runner that did not come back. */
+export const TOLLGATE = "tollgate";
 
 export interface Verdict {
   action: VerdictAction;
@@ -15,12 +14,6 @@ export interface Verdict {
   reason: Reason;
   resolved_by: string;
   resolved_at: string;
-}
-
-/** A runner's WebSocket connection as a frame arrives on it; `connectedAt` orders a runner's successive connections. */
-export interface Connection {
-  id: string;
-  connectedAt: number;
 }
 
 export interface SessionItem {
@@ -79,6 +72,8 @@ export interface ElicitationItem {
   expires_at?: number;
 }
 
+export type Resolved = ElicitationItem & { verdict: Verdict };
+
 export interface ConnectionItem {
   pk: string;
   sk: "CONNECTION";
@@ -122,7 +117,7 @@ export interface PendingRow {
 export const paramsOf = (item: Pick<ElicitationItem, "params_json">): ElicitationParams => JSON.parse(item.params_json);
 export const eventOf = (row: PendingRow): RequestEvent => JSON.parse(row.event_json);
 
-export function requestEvent(item: ElicitationItem) {
+export function requestEvent(item: Pick<ElicitationItem, "elicitation_id" | "session_id" | "params_json" | "created_at" | "deadline">) {
   return {
     type: "response.elicitation_request" as const,
     elicitation_id: item.elicitation_id,
@@ -134,7 +129,7 @@ export function requestEvent(item: ElicitationItem) {
 }
 export type RequestEvent = ReturnType<typeof requestEvent>;
 
-export function resolvedEvent(item: ElicitationItem & { verdict: Verdict }) {
+export function resolvedEvent(item: Resolved) {
   const { action, reason, resolved_by, resolved_at } = item.verdict;
   return {
     type: "response.elicitation_resolved" as const,
@@ -147,7 +142,7 @@ export function resolvedEvent(item: ElicitationItem & { verdict: Verdict }) {
   };
 }
 
-export function verdictFrame(item: ElicitationItem & { verdict: Verdict }) {
+export function verdictFrame(item: Resolved) {
   const { action, content, reason } = item.verdict;
   return { type: "elicitation.verdict" as const, elicitation_id: item.elicitation_id, session_id: item.session_id, action, content, reason };
 }
@@ -156,6 +151,6 @@ export function badgeEvent(session: Pick<SessionItem, "session_id" | "pending_co
   return { type: "session.badge" as const, session_id: session.session_id, pending_elicitations_count: Math.max(0, session.pending_count) };
 }
 
-export function isResolved(item: ElicitationItem): item is ElicitationItem & { verdict: Verdict } {
+export function isResolved(item: ElicitationItem): item is Resolved {
   return item.status === "resolved" && item.verdict !== undefined;
 }

@@ -4,10 +4,8 @@
  * lease on the session), each row claimed before its push and deleted after it.
  */
 import { randomUUID } from "node:crypto";
-import { DeleteCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import { notFound } from "../shared/errors.js";
 import type { Context } from "./context.js";
-import { keys } from "./keys.js";
 import type { MessageItem, SessionItem } from "./items.js";
 
 const LEASE_MS = 30_000;
@@ -33,60 +31,23 @@ export function messageFrame(row: Pick<MessageItem, "session_id" | "message_id" 
 }
 
 export function createMessages(ctx: Context, onGone: (tenant: string, connectionId: string) => Promise<void>) {
-  const { db, table, ops } = ctx;
+  const { sessions, messages: queue } = ctx.db;
 
   async function append(tenant: string, sessionId: string, m: Outgoing): Promise<MessageItem> {
-    const session = await ops.updateIf<SessionItem>({
-      Key: keys.session(tenant, sessionId),
-      UpdateExpression: "ADD message_seq :one",
-      ConditionExpression: "attribute_exists(pk)",
-      ExpressionAttributeValues: { ":one": 1 },
-    });
+    const session = await sessions.nextMessageSeq(tenant, sessionId);
     if (!session) throw notFound("session");
-    const seq = session.message_seq!;
-    const row: MessageItem = {
-      ...keys.message(tenant, sessionId, seq),
-      kind: "message",
+    return queue.append({
       tenant,
       session_id: sessionId,
-      seq,
+      seq: session.message_seq!,
       message_id: `msg_${randomUUID()}`,
       message_kind: m.kind,
       text: m.text,
       from_session_id: m.from_session_id,
       notice_for: m.notice_for,
       created_at: ctx.iso(),
-    };
-    await db.send(new PutCommand({ TableName: table, Item: row }));
-    return row;
+    });
   }
-
-  /** Take the session's flush lease: the session as it stands then, or undefined while another flusher holds it. */
-  const lease = (tenant: string, sessionId: string, until: number) =>
-    ops.updateIf<SessionItem>({
-      Key: keys.session(tenant, sessionId),
-      UpdateExpression: "SET flush_lease = :until",
-      ConditionExpression: "attribute_exists(pk) AND (attribute_not_exists(flush_lease) OR flush_lease < :now)",
-      ExpressionAttributeValues: { ":until": until, ":now": ctx.now() },
-    });
-
-  const unlease = (tenant: string, sessionId: string, until: number) =>
-    ops.updated({
-      Key: keys.session(tenant, sessionId),
-      UpdateExpression: "REMOVE flush_lease",
-      ConditionExpression: "flush_lease = :until",
-      ExpressionAttributeValues: { ":until": until },
-    });
-
-  const claim = (row: MessageItem) =>
-    ops.updated({
-      Key: { pk: row.pk, sk: row.sk },
-      UpdateExpression: "SET claimed_at = :now",
-      ConditionExpression: "attribute_exists(pk) AND (attribute_not_exists(claimed_at) OR claimed_at < :stale)",
-      ExpressionAttributeValues: { ":now": ctx.now(), ":stale": ctx.now() - STALE_CLAIM_MS },
-    });
-
-  const unclaim = (row: MessageItem) => ops.updated({ Key: { pk: row.pk, sk: row.sk }, UpdateExpression: "REMOVE claimed_at", ConditionExpression: "attribute_exists(pk)" });
 
   /** One pass under the lease over the rows looked at; false when the runner turned out to be gone. */
   async function deliverQueued(tenant: string, rows: MessageItem[], session: SessionItem): Promise<boolean> {
@@ -95,13 +56,14 @@ export function createMessages(ctx: Context, onGone: (tenant: string, connection
     const gated = session.pending_count > 0;
     for (const row of rows) {
       if (row.message_kind === "message" && gated) continue;
-      if (!(await claim(row))) continue; // withdrawn or delivered meanwhile
+      const now = ctx.now();
+      if (!(await queue.claim(row, now, now - STALE_CLAIM_MS))) continue; // withdrawn or delivered meanwhile
       if ((await ctx.push.send(connectionId, messageFrame(row))) === "gone") {
-        await unclaim(row);
+        await queue.unclaim(row);
         await onGone(tenant, connectionId);
         return false;
       }
-      await db.send(new DeleteCommand({ TableName: table, Key: { pk: row.pk, sk: row.sk } }));
+      await queue.delivered(row);
     }
     return true;
   }
@@ -114,14 +76,14 @@ export function createMessages(ctx: Context, onGone: (tenant: string, connection
   async function flush(tenant: string, sessionId: string): Promise<void> {
     for (let attempt = 0; attempt < 50; attempt++) {
       // Rows first, then the session: every row read was queued before the gate was looked at.
-      const rows = await ops.queryPrefix<MessageItem>(keys.sessionPartition(tenant, sessionId), keys.prefix.message);
+      const rows = await queue.queued(tenant, sessionId);
       if (rows.length === 0) return; // the common case: nothing queued, no lease to take
-      const seen = await ops.get<SessionItem>(keys.session(tenant, sessionId));
+      const seen = await sessions.get(tenant, sessionId);
       if (!seen?.runner_connection_id || !rows.some((row) => row.message_kind === "notice" || seen.pending_count <= 0)) return;
       const until = ctx.now() + LEASE_MS;
       // The gate and the runner are judged again as the lease finds them, not as seen before it:
       // an approval raised in between must still hold the messages.
-      const session = await lease(tenant, sessionId, until);
+      const session = await sessions.lease(tenant, sessionId, until, ctx.now());
       if (!session) {
         await ctx.sleep(20);
         continue;
@@ -130,7 +92,7 @@ export function createMessages(ctx: Context, onGone: (tenant: string, connection
       try {
         alive = await deliverQueued(tenant, rows, session);
       } finally {
-        await unlease(tenant, sessionId, until);
+        await sessions.unlease(tenant, sessionId, until);
       }
       if (!alive) return;
     }
@@ -144,15 +106,14 @@ export function createMessages(ctx: Context, onGone: (tenant: string, connection
     async send(tenant: string, sessionId: string, m: Outgoing) {
       const row = await append(tenant, sessionId, m);
       await flush(tenant, sessionId);
-      const stillQueued = await ops.get<MessageItem>({ pk: row.pk, sk: row.sk });
-      if (!stillQueued) return { status: "delivered" as const, message_id: row.message_id };
-      const session = await ops.get<SessionItem>(keys.session(tenant, sessionId));
+      if (!(await queue.stillQueued(row))) return { status: "delivered" as const, message_id: row.message_id };
+      const session = await sessions.get(tenant, sessionId);
       return { status: (session && session.pending_count > 0 ? "held" : "queued") as "held" | "queued", message_id: row.message_id };
     },
 
     /** A notice: pushed at once when the runner is there, else queued (notices pass the gate). */
     async notify(tenant: string, sessionId: string, m: Outgoing): Promise<{ via: "pushed" } | { via: "queued"; seq: number }> {
-      const session = await ops.get<SessionItem>(keys.session(tenant, sessionId));
+      const session = await sessions.get(tenant, sessionId);
       if (!session) throw notFound("session");
       if (session.runner_connection_id) {
         const frame = messageFrame({ session_id: sessionId, message_id: `msg_${randomUUID()}`, message_kind: "notice", text: m.text });
@@ -163,8 +124,7 @@ export function createMessages(ctx: Context, onGone: (tenant: string, connection
     },
 
     /** Take back a notice that still waits in the queue; false when it was already on its way. */
-    withdraw: (tenant: string, sessionId: string, seq: number) =>
-      ops.deleteIf({ Key: keys.message(tenant, sessionId, seq), ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(claimed_at)" }),
+    withdraw: queue.withdraw,
   };
 }
 export type Messages = ReturnType<typeof createMessages>;

@@ -7,8 +7,8 @@
  */
 import { rateLimited, type ProtocolError } from "../shared/errors.js";
 import type { Context } from "./context.js";
-import { failedConditionAt, type TransactItem } from "./db.js";
 import type { Caller } from "./items.js";
+import type { LostConditions, Write } from "./stores/index.js";
 
 export type RateLimitedOperation = "raise" | "verdict";
 
@@ -16,20 +16,11 @@ const WINDOW_MS = 60_000;
 /** Counters outlive their window a little, so a late clock never finds a vanished one. */
 const KEEP_SECONDS = 120;
 
-/**
- * The counter of one window. The operation comes before the `sub` in the key: a `sub` is free
- * text from the token and could contain `#`, an operation cannot.
- */
-export const rateKey = (tenant: string, operation: RateLimitedOperation, sub: string, windowStart: number) => ({
-  pk: `T#${tenant}#RATE#${operation}#${sub}`,
-  sk: new Date(windowStart).toISOString(),
-});
-
 /** One call's count: a transaction item, and the refusal to give when its condition cancelled the transaction. */
 export interface RateCharge {
-  readonly write: TransactItem;
+  readonly write: Write;
   /** `rate_limited` if this charge, at `index` in the transaction, is what cancelled it. */
-  refusal(error: unknown, index: number): ProtocolError | undefined;
+  refusal(lost: LostConditions, index: number): ProtocolError | undefined;
 }
 
 export function createRateLimiter(ctx: Context) {
@@ -44,22 +35,9 @@ export function createRateLimiter(ctx: Context) {
       const now = ctx.now();
       const windowStart = Math.floor(now / WINDOW_MS) * WINDOW_MS;
       return {
-        write: {
-          Update: {
-            TableName: ctx.table,
-            Key: rateKey(caller.tenant, operation, caller.sub, windowStart),
-            UpdateExpression: "ADD n :one SET kind = :kind, expires_at = :ttl",
-            ConditionExpression: "attribute_not_exists(n) OR n < :limit",
-            ExpressionAttributeValues: {
-              ":one": 1,
-              ":limit": limit,
-              ":kind": "rate",
-              ":ttl": Math.floor((windowStart + WINDOW_MS) / 1000) + KEEP_SECONDS,
-            },
-          },
-        },
-        refusal(error, index) {
-          if (!failedConditionAt(error, index)) return undefined;
+        write: ctx.db.rates.count({ tenant: caller.tenant, operation, sub: caller.sub, windowStart }, limit, Math.floor((windowStart + WINDOW_MS) / 1000) + KEEP_SECONDS),
+        refusal(lost, index) {
+          if (!lost.has(index)) return undefined;
           const retryAfter = Math.max(1, Math.ceil((windowStart + WINDOW_MS - now) / 1000));
           const what = operation === "raise" ? "elicitations" : "verdicts";
           return rateLimited(`at most ${limit} ${what} per minute for this token; try again in ${retryAfter} s`, retryAfter);

@@ -6,12 +6,13 @@
 import type { Context } from "./context.js";
 import type { Delivery } from "./delivery.js";
 import type { Elicitations } from "./elicitations.js";
-import { escalationKey, type Escalation } from "./escalation.js";
-import { keys } from "./keys.js";
+import type { Escalation } from "./escalation.js";
 import { badgeEvent, isResolved, requestEvent, resolvedEvent, type ConnectionItem, type ElicitationItem, type SessionItem } from "./items.js";
 import type { Connections } from "./connections.js";
 import type { Messages } from "./messages.js";
+import type { Runners } from "./runners.js";
 import type { Audience } from "./subscriptions.js";
+import { startTimer, timerKeys } from "./timers.js";
 
 export interface Change {
   old?: Record<string, unknown>;
@@ -20,22 +21,31 @@ export interface Change {
 
 export function createReactions(
   ctx: Context,
-  parts: { elicitations: Elicitations; delivery: Delivery; escalation: Escalation; messages: Messages; connections: Connections },
+  parts: { elicitations: Elicitations; delivery: Delivery; escalation: Escalation; messages: Messages; connections: Connections; runners: Runners },
 ) {
-  const { elicitations, delivery, escalation, messages, connections } = parts;
+  const { elicitations, delivery, escalation, messages, connections, runners } = parts;
   const sessionAndAncestors = (item: { session_id: string; ancestors?: string[] }) => [item.session_id, ...(item.ancestors ?? [])];
 
+  const start = (timer: Parameters<typeof startTimer>[2]) => startTimer(ctx.timers, ctx.now(), timer);
+
   async function scheduleDeadline(item: ElicitationItem) {
-    const at = new Date(item.deadline);
-    if (at.getTime() <= ctx.now()) return elicitations.expire(item.tenant, item.elicitation_id);
-    await ctx.timers.schedule("deadline", `${item.tenant}-${item.elicitation_id}`, at, { tenant: item.tenant, elicitation_id: item.elicitation_id });
+    const { tenant, elicitation_id } = item;
+    await start({ timer: "deadline", key: timerKeys.deadline(item), at: new Date(item.deadline), input: { tenant, elicitation_id }, due: () => elicitations.expire(tenant, elicitation_id) });
   }
 
   async function scheduleEscalation(item: ElicitationItem, from: number) {
-    const at = new Date(from + ctx.config.escalationGraceSeconds * 1000);
+    const { tenant, elicitation_id } = item;
     const round = item.block_round ?? 1;
-    if (at.getTime() <= ctx.now()) return escalation.fire(item.tenant, item.elicitation_id, round);
-    await ctx.timers.schedule("escalation", escalationKey(item), at, { tenant: item.tenant, elicitation_id: item.elicitation_id, round });
+    const at = new Date(from + ctx.config.escalationGraceSeconds * 1000);
+    await start({ timer: "escalation", key: timerKeys.escalation(item), at, input: { tenant, elicitation_id, round }, due: () => escalation.fire(tenant, elicitation_id, round) });
+  }
+
+  /** Its reconnect grace starts when the connection is gone; what it left pending resolves `runner_gone` when it ends. */
+  async function connectionGone(item: ConnectionItem) {
+    const at = await connections.afterGone(item);
+    if (!at) return;
+    const { tenant, connection_id } = item;
+    await start({ timer: "runnerGone", key: timerKeys.runnerGone(tenant, connection_id), at, input: { tenant, connection_id }, due: () => runners.expireConnection(tenant, connection_id) });
   }
 
   async function onRaised(item: ElicitationItem, audience: Audience) {
@@ -47,7 +57,7 @@ export function createReactions(
   async function onResolved(item: ElicitationItem, audience: Audience) {
     if (!isResolved(item)) return;
     await audience.publish(item.tenant, sessionAndAncestors(item), resolvedEvent(item));
-    if (item.verdict.reason !== "timeout") await ctx.timers.cancel("deadline", `${item.tenant}-${item.elicitation_id}`);
+    if (item.verdict.reason !== "timeout") await ctx.timers.cancel("deadline", timerKeys.deadline(item));
     await escalation.settle(item);
   }
 
@@ -59,21 +69,12 @@ export function createReactions(
     if (before && before.block_state !== "armed" && after.block_state === "armed" && after.status === "pending") await scheduleEscalation(after, ctx.now());
   }
 
-  /** The sparse pending index follows the count; the count itself moved in the resolving transaction. */
-  async function dropFromPendingIndex(session: SessionItem) {
-    await ctx.ops.updated({
-      Key: keys.session(session.tenant, session.session_id),
-      UpdateExpression: "REMOVE pending_pk",
-      ConditionExpression: "pending_count <= :zero",
-      ExpressionAttributeValues: { ":zero": 0 },
-    });
-  }
-
   async function sessionChanged(before: SessionItem | undefined, after: SessionItem, audience: Audience) {
     if ((before?.pending_count ?? 0) === after.pending_count) return;
     await audience.publish(after.tenant, sessionAndAncestors(after), badgeEvent(after));
     if (after.pending_count > 0) return;
-    if (after.pending_pk) await dropFromPendingIndex(after);
+    // The sparse pending index follows the count; the count itself moved in the resolving transaction.
+    if (after.pending_pk) await ctx.db.sessions.leavePendingIndex(after.tenant, after.session_id);
     // The gate opened: held messages go out in order. A session no message ever joined has none to look for
     // (one appended after this image flushes itself: its sender finds the gate open).
     if (after.message_seq !== undefined) await messages.flush(after.tenant, after.session_id);
@@ -85,6 +86,6 @@ export function createReactions(
     if (!after) return;
     if (after.kind === "elicitation") return elicitationChanged(change.old as ElicitationItem | undefined, after as unknown as ElicitationItem, audience);
     if (after.kind === "session") return sessionChanged(change.old as SessionItem | undefined, after as unknown as SessionItem, audience);
-    if (after.kind === "connection" && after.gone_at && !change.old?.gone_at) return connections.afterGone(after as unknown as ConnectionItem);
+    if (after.kind === "connection" && after.gone_at && !change.old?.gone_at) return connectionGone(after as unknown as ConnectionItem);
   };
 }

@@ -3,9 +3,7 @@ import { requireOwner, requireRole } from "./access.js";
 import type { Connections } from "./connections.js";
 import type { Context } from "./context.js";
 import type { Elicitations, RaiseInput } from "./elicitations.js";
-import { TOLLGATE } from "./elicitations.js";
-import { keys } from "./keys.js";
-import type { Caller, Connection, ElicitationItem, PendingRow } from "./items.js";
+import { TOLLGATE, type Caller, type Connection, type ElicitationItem } from "./items.js";
 import type { Messages } from "./messages.js";
 import type { Sessions } from "./sessions.js";
 import type { SessionRegistration } from "../shared/schemas.js";
@@ -45,11 +43,8 @@ export function createRunners(ctx: Context, sessions: Sessions, connections: Con
       requireRole(caller, "cancel");
       const session = await sessions.find(caller.tenant, sessionId);
       requireOwner(caller, session);
-      const pk = keys.sessionPartition(caller.tenant, sessionId);
-      const rows = [
-        ...(await ctx.ops.queryPrefix<PendingRow>(pk, keys.prefix.pending)),
-        ...(descendants ? await ctx.ops.queryPrefix<PendingRow>(pk, keys.prefix.descendant) : []),
-      ];
+      const { elicitations: store } = ctx.db;
+      const rows = [...(await store.pendingIn(caller.tenant, sessionId)), ...(descendants ? await store.pendingBelow(caller.tenant, sessionId) : [])];
       // One after another: resolutions of one session all write its count item, and side by side their transactions would conflict.
       let cancelled = 0;
       for (const row of rows) {

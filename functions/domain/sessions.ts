@@ -1,13 +1,9 @@
 /** Sessions: registration with their ancestor chain, reads for the inbox and the platform. */
-import { BatchGetCommand, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import { mainTable } from "../shared/tables.js";
 import { LIMITS, type SessionRegistration } from "../shared/schemas.js";
 import { ProtocolError, badRequest, notFound } from "../shared/errors.js";
 import { requireOwner, requireRole } from "./access.js";
 import type { Context } from "./context.js";
-import { lostCondition } from "./db.js";
-import { keys } from "./keys.js";
-import { eventOf, type Caller, type PendingRow, type SessionItem } from "./items.js";
+import { eventOf, type Caller, type SessionItem } from "./items.js";
 
 export interface SessionSummary {
   session_id: string;
@@ -40,10 +36,10 @@ const unknownSummary = (sessionId: string): SessionSummary => ({
 });
 
 export function createSessions(ctx: Context) {
-  const { db, table, ops } = ctx;
+  const { sessions: store, elicitations } = ctx.db;
 
   async function find(tenant: string, sessionId: string): Promise<SessionItem> {
-    const item = await ops.get<SessionItem>(keys.session(tenant, sessionId));
+    const item = await store.get(tenant, sessionId);
     if (!item) throw notFound("session");
     return item;
   }
@@ -61,57 +57,38 @@ export function createSessions(ctx: Context) {
 
   /** `planned`: sessions earlier in the same request, which later ones may name as parent. */
   async function plan(caller: Caller, reg: SessionRegistration, planned = new Map<string, SessionItem>()): Promise<Plan> {
-    const existing = planned.get(reg.session_id) ?? (await ops.get<SessionItem>(keys.session(caller.tenant, reg.session_id)));
+    const existing = planned.get(reg.session_id) ?? (await store.get(caller.tenant, reg.session_id));
     if (existing) return planUpdate(caller, existing, reg);
     let ancestors: string[] = [];
     if (reg.parent_session_id !== undefined) {
       if (reg.parent_session_id === reg.session_id) throw new ProtocolError("conflict", "a session cannot be its own parent");
-      const parent = planned.get(reg.parent_session_id) ?? (await ops.get<SessionItem>(keys.session(caller.tenant, reg.parent_session_id)));
+      const parent = planned.get(reg.parent_session_id) ?? (await store.get(caller.tenant, reg.parent_session_id));
       if (!parent) throw notFound("parent session");
       ancestors = [...parent.ancestors, parent.session_id];
       if (ancestors.length > LIMITS.ancestorDepth) throw badRequest(`sessions nest at most ${LIMITS.ancestorDepth} deep`);
     }
     const now = ctx.iso();
     return {
-      create: {
-        ...keys.session(caller.tenant, reg.session_id),
-        kind: "session",
+      create: store.item({
         tenant: caller.tenant,
         session_id: reg.session_id,
         parent_session_id: reg.parent_session_id,
         ancestors,
         title: reg.title,
         owner_sub: caller.sub,
-        pending_count: 0,
         created_at: now,
         updated_at: now,
-        tenant_pk: keys.tenantIndex(caller.tenant),
-        session_sk: reg.session_id,
-      },
+      }),
     };
   }
 
   async function apply(caller: Caller, reg: SessionRegistration, p: Plan): Promise<SessionItem> {
     if ("create" in p) {
-      try {
-        await db.send(new PutCommand({ TableName: table, Item: p.create, ConditionExpression: "attribute_not_exists(pk)" }));
-        return p.create;
-      } catch (error) {
-        if (!lostCondition(error)) throw error;
-        return apply(caller, reg, planUpdate(caller, await find(caller.tenant, reg.session_id), reg)); // registered concurrently
-      }
+      if (await store.create(p.create)) return p.create;
+      return apply(caller, reg, planUpdate(caller, await find(caller.tenant, reg.session_id), reg)); // registered concurrently
     }
     if (p.title === undefined) return p.existing;
-    const out = await db.send(
-      new UpdateCommand({
-        TableName: table,
-        Key: keys.session(caller.tenant, reg.session_id),
-        UpdateExpression: "SET title = :title, updated_at = :now",
-        ExpressionAttributeValues: { ":title": p.title, ":now": ctx.iso() },
-        ReturnValues: "ALL_NEW",
-      }),
-    );
-    return out.Attributes as SessionItem;
+    return store.retitle(caller.tenant, reg.session_id, p.title, ctx.iso());
   }
 
   /** Create or update a session (PUT /v1/sessions/{id}). */
@@ -143,21 +120,6 @@ export function createSessions(ctx: Context) {
     };
   }
 
-  async function page(index: { name: string; partitionKey: string }, tenant: string, limit: number, after?: string) {
-    const out = await db.send(
-      new QueryCommand({
-        TableName: table,
-        IndexName: index.name,
-        KeyConditionExpression: `${index.partitionKey} = :t`,
-        ExpressionAttributeValues: { ":t": keys.tenantIndex(tenant) },
-        Limit: limit,
-        ExclusiveStartKey: after ? { ...keys.session(tenant, after), [index.partitionKey]: keys.tenantIndex(tenant), session_sk: after } : undefined,
-      }),
-    );
-    const items = (out.Items ?? []) as SessionItem[];
-    return { items, last: out.LastEvaluatedKey ? items.at(-1)?.session_id : undefined };
-  }
-
   return {
     find,
     register,
@@ -166,8 +128,7 @@ export function createSessions(ctx: Context) {
     /** A page of the tenant's sessions in id order; `pending` keeps only those awaiting approval. */
     async list(caller: Caller, options: { limit: number; after?: string; pending: boolean }) {
       requireRole(caller, "read");
-      const index = options.pending ? mainTable.indexes.pendingSessions : mainTable.indexes.sessionsByTenant;
-      const { items, last } = await page(index, caller.tenant, options.limit, options.after);
+      const { items, last } = await store.page(caller.tenant, options);
       // The sparse index lags a resolution by one stream batch: the count itself is exact.
       const shown = options.pending ? items.filter((item) => item.pending_count > 0) : items;
       return { sessions: shown.map(summary), last };
@@ -177,24 +138,17 @@ export function createSessions(ctx: Context) {
     async lookup(caller: Caller, ids: string[]): Promise<SessionSummary[]> {
       requireRole(caller, "read");
       const unique = [...new Set(ids)];
-      const found = new Map<string, SessionItem>();
-      let requested: Record<string, unknown>[] = unique.map((id) => keys.session(caller.tenant, id));
-      while (requested.length > 0) {
-        const out = await db.send(new BatchGetCommand({ RequestItems: { [table]: { Keys: requested, ConsistentRead: true } } }));
-        for (const item of (out.Responses?.[table] ?? []) as SessionItem[]) found.set(item.session_id, item);
-        requested = (out.UnprocessedKeys?.[table]?.Keys ?? []) as Record<string, unknown>[];
-      }
+      const found = new Map((await store.many(caller.tenant, unique)).map((item) => [item.session_id, item]));
       return unique.map((id) => (found.has(id) ? summary(found.get(id)!) : unknownSummary(id)));
     },
 
     /** The session with its own and its descendants' pending request events, oldest first. */
     async snapshot(caller: Caller, sessionId: string) {
       requireRole(caller, "read");
-      const pk = keys.sessionPartition(caller.tenant, sessionId);
       const [session, own, below] = await Promise.all([
         find(caller.tenant, sessionId),
-        ops.queryPrefix<PendingRow>(pk, keys.prefix.pending),
-        ops.queryPrefix<PendingRow>(pk, keys.prefix.descendant),
+        elicitations.pendingIn(caller.tenant, sessionId),
+        elicitations.pendingBelow(caller.tenant, sessionId),
       ]);
       return {
         ...summary(session),
@@ -208,10 +162,7 @@ export function createSessions(ctx: Context) {
       requireRole(caller, "peek");
       const session = await find(caller.tenant, sessionId);
       requireOwner(caller, session);
-      const rows = await ops.queryPrefix<PendingRow>(
-        keys.sessionPartition(caller.tenant, sessionId),
-        keys.prefix.pending,
-      );
+      const rows = await elicitations.pendingIn(caller.tenant, sessionId);
       return {
         items: rows.map(eventOf).map((event) => {
           const fields = Object.keys(event.params.requestedSchema?.properties ?? {});

@@ -1,16 +1,42 @@
 /**
- * One-time EventBridge Scheduler schedules, named after what they guard (DESIGN-NOTES 4). A name
- * that exists already means the job is scheduled; deleting one that ran or never existed is fine.
+ * The three timers (deadline, escalation grace, reconnect grace) as one-time EventBridge Scheduler
+ * schedules, named after what they guard (DESIGN-NOTES 4). A name that exists already means the
+ * job is scheduled; deleting one that ran or never existed is fine. Scheduler refuses an `at()`
+ * that has passed, so a timer already due does its job at once instead (`startTimer`).
  */
 import { createHash } from "node:crypto";
 import { ConflictException, CreateScheduleCommand, DeleteScheduleCommand, ResourceNotFoundException, type SchedulerClient } from "@aws-sdk/client-scheduler";
 import type { TimerName } from "../catalog.js";
 import type { Config } from "../shared/config.js";
 import type { TimerInput } from "../shared/schemas.js";
+import type { ElicitationItem } from "./items.js";
 
 export interface Timers {
   schedule(timer: TimerName, key: string, at: Date, input: TimerInput): Promise<void>;
   cancel(timer: TimerName, key: string): Promise<void>;
+}
+
+/** What each timer guards, as the key of its schedule. */
+export const timerKeys = {
+  deadline: (item: Pick<ElicitationItem, "tenant" | "elicitation_id">) => `${item.tenant}-${item.elicitation_id}`,
+  /** One per block round: a re-armed block gets a schedule of its own. */
+  escalation: (item: Pick<ElicitationItem, "tenant" | "elicitation_id" | "block_round">) => `${item.tenant}-${item.elicitation_id}-${item.block_round ?? 1}`,
+  runnerGone: (tenant: string, connectionId: string) => `${tenant}-${connectionId}`,
+};
+
+/** A timer to start: when it is due, and the job it does then (what its Scheduler target does with `input`). */
+export interface Timer {
+  timer: TimerName;
+  key: string;
+  at: Date;
+  input: TimerInput;
+  due: () => Promise<void>;
+}
+
+/** The one rule for every timer: schedule it, or do its job now if `at` is not in the future (`now`, the clock's milliseconds). */
+export async function startTimer(timers: Timers, now: number, timer: Timer): Promise<void> {
+  if (timer.at.getTime() <= now) return timer.due();
+  await timers.schedule(timer.timer, timer.key, timer.at, timer.input);
 }
 
 const prefixes: Record<TimerName, string> = { deadline: "deadline", escalation: "escalation", runnerGone: "gone" };
@@ -23,10 +49,17 @@ export function scheduleName(timer: TimerName, key: string): string {
 }
 
 /** `at()` takes whole seconds in UTC: round up so a schedule never fires early. */
+const scheduledAt = (at: Date) => Math.ceil(at.getTime() / 1000) * 1000;
+
 export function atExpression(at: Date): string {
-  const seconds = new Date(Math.ceil(at.getTime() / 1000) * 1000);
-  return `at(${seconds.toISOString().slice(0, 19)})`;
+  return `at(${new Date(scheduledAt(at)).toISOString().slice(0, 19)})`;
 }
+
+/**
+ * Scheduler's retries of a target that failed: for a day, at most ten times (each handler re-reads
+ * its item, so a late run is still right); what is left goes to the dead-letter queue, if one is set.
+ */
+const RETRY_POLICY = { MaximumEventAgeInSeconds: 86_400, MaximumRetryAttempts: 10 };
 
 export function schedulerTimers(client: SchedulerClient, config: Config["scheduler"]): Timers {
   return {
@@ -40,7 +73,13 @@ export function schedulerTimers(client: SchedulerClient, config: Config["schedul
             ScheduleExpressionTimezone: "UTC",
             FlexibleTimeWindow: { Mode: "OFF" },
             ActionAfterCompletion: "DELETE",
-            Target: { Arn: config.targets[timer], RoleArn: config.roleArn, Input: JSON.stringify(input) },
+            Target: {
+              Arn: config.targets[timer],
+              RoleArn: config.roleArn,
+              Input: JSON.stringify(input),
+              RetryPolicy: RETRY_POLICY,
+              ...(config.deadLetterArn ? { DeadLetterConfig: { Arn: config.deadLetterArn } } : {}),
+            },
           }),
         );
       } catch (error) {

@@ -25,7 +25,7 @@ export function createTollgate(deps: Deps) {
   const subscriptions = createSubscriptions(ctx, sessions);
   const escalation = createEscalation(ctx, sessions, messages);
   const runners = createRunners(ctx, sessions, connections, elicitations, messages);
-  const react = createReactions(ctx, { elicitations, delivery, escalation, messages, connections });
+  const react = createReactions(ctx, { elicitations, delivery, escalation, messages, connections, runners });
   return { ctx, sessions, connections, delivery, elicitations, messages, subscriptions, escalation, runners, react };
 }
 export type Tollgate = ReturnType<typeof createTollgate>;

@@ -5,7 +5,7 @@ import { env } from "./env.js";
 export interface Config {
   table: string;
   connectionsUrl: string;
-  scheduler: { group: string; roleArn: string; targets: Record<TimerName, string> };
+  scheduler: { group: string; roleArn: string; targets: Record<TimerName, string>; deadLetterArn?: string };
   reconnectGraceSeconds: number;
   escalationGraceSeconds: number;
   /** Pause between notice delivery attempts (PROTOCOL rule 4: about 0.5 s). */
@@ -38,6 +38,7 @@ export function readConfig(source: NodeJS.ProcessEnv = process.env): Config {
     scheduler: {
       group: source[env.schedulerGroup] ?? "tollgate",
       roleArn: source[env.schedulerRoleArn] ?? "",
+      deadLetterArn: source[env.schedulerDeadLetterArn] || undefined,
       targets: {
         deadline: source[env.timerArn.deadline] ?? "",
         escalation: source[env.timerArn.escalation] ?? "",

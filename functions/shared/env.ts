@@ -8,6 +8,8 @@ export const env = {
   connectionsUrl: "TOLLGATE_CONNECTIONS_URL",
   schedulerGroup: "TOLLGATE_SCHEDULER_GROUP",
   schedulerRoleArn: "TOLLGATE_SCHEDULER_ROLE_ARN",
+  /** The SQS queue a one-time schedule's events go to when every retry of its target failed; absent: none. */
+  schedulerDeadLetterArn: "TOLLGATE_SCHEDULER_DEAD_LETTER_ARN",
   /** One per timer: the ARN of the function a schedule of that kind targets. */
   timerArn: {
     deadline: "TOLLGATE_DEADLINE_FUNCTION_ARN",
@@ -19,6 +21,8 @@ export const env = {
   oidcIssuers: "TOLLGATE_OIDC_ISSUERS",
   /** Cloud: the Secrets Manager secret that holds the JWT secret (read once per cold start). */
   jwtSecretArn: "TOLLGATE_JWT_SECRET_ARN",
+  /** The functions' log level (Powertools: DEBUG, INFO, WARN, ERROR); WARN when absent. */
+  logLevel: "TOLLGATE_LOG_LEVEL",
   reconnectGraceSeconds: "TOLLGATE_RECONNECT_GRACE_SECONDS",
   escalationGraceSeconds: "TOLLGATE_ESCALATION_GRACE_SECONDS",
   noticeRetryDelayMs: "TOLLGATE_NOTICE_RETRY_MS",

@@ -3,7 +3,7 @@
  * shape the reply. Errors become PROTOCOL.md's `{"error":{"code","message"}}`; nothing internal leaks.
  */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
-import type { Caller } from "../domain/items.js";
+import type { Caller } from "./caller.js";
 import { bearerToken, verifyToken } from "./auth.js";
 import { ProtocolError, errorBody, errorStatus, failureSummary } from "./errors.js";
 import { logger } from "./logger.js";

@@ -6,8 +6,6 @@
 export const mainTable = {
   /** CDK construct id and, locally, the default table name. */
   id: "Elicitations",
-  /** Environment variable that carries the deployed table name to every function. */
-  nameEnv: "TOLLGATE_TABLE",
   partitionKey: "pk",
   sortKey: "sk",
   /** Resolved elicitations, connections and subscriber rows expire through this attribute. */

@@ -6,7 +6,7 @@
  */
 import type { APIGatewayProxyResultV2 } from "aws-lambda";
 import * as z from "zod";
-import type { Caller, Connection } from "../domain/items.js";
+import type { Caller, Connection } from "./caller.js";
 import { ProtocolError, errorBody, failureSummary } from "./errors.js";
 import { logger } from "./logger.js";
 import { parse, parseJsonObject } from "./parse.js";

@@ -23,6 +23,14 @@ export const keys = {
   connection: (tenant: string, connectionId: string) => ({ pk: `T#${tenant}#C#${connectionId}`, sk: "CONNECTION" as const }),
   subscriber: (tenant: string, connectionId: string) => ({ pk: `T#${tenant}#SUBSCRIBERS`, sk: `C#${connectionId}` }),
   subscribers: (tenant: string) => `T#${tenant}#SUBSCRIBERS`,
+  /**
+   * The rate counter of one token, operation and minute. The operation comes before the `sub`: a
+   * `sub` is free text from the token and could contain `#`, an operation cannot.
+   */
+  rate: (tenant: string, operation: string, sub: string, windowStart: number) => ({
+    pk: `T#${tenant}#RATE#${operation}#${sub}`,
+    sk: new Date(windowStart).toISOString(),
+  }),
   sessionPartition: sessionPk,
   tenantIndex: (tenant: string) => `T#${tenant}`,
   prefix: { pending: "P#", descendant: "D#", message: "M#" },

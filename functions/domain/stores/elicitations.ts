@@ -1,0 +1,143 @@
+/**
+ * The elicitation item and its pending rows: one `P#` row under its session and a `D#` mirror under
+ * each ancestor (DESIGN-NOTES 3), which raise puts and resolve deletes in the same transaction.
+ */
+import type { BlockState, Connection, ElicitationItem, PendingRow, Verdict } from "../items.js";
+import { keys } from "./keys.js";
+import type { Table, Write } from "./table.js";
+
+/** A new elicitation as the rules describe it; the store adds its keys. */
+export type NewElicitation = Omit<ElicitationItem, "pk" | "sk" | "kind">;
+
+/**
+ * How a resolving write claims the verdict's delivery: `reply` binds it to the runner that
+ * cancelled and claims it there (the verdict goes out as the reply); `bound` claims it for the
+ * connection it is bound to, on condition that the binding still holds; none claims nothing.
+ */
+export type ResolveClaim = { reply: string } | { bound: string } | undefined;
+
+/** The three forms of the resolving update, one per kind of claim. */
+const RESOLVE = {
+  plain: { set: "SET #s = :resolved, verdict = :verdict, expires_at = :ttl", condition: "#s = :pending" },
+  reply: {
+    set: "SET #s = :resolved, verdict = :verdict, expires_at = :ttl, connection_id = :c, delivered_to = :c, delivered_at = :now",
+    condition: "#s = :pending",
+  },
+  bound: {
+    set: "SET #s = :resolved, verdict = :verdict, expires_at = :ttl, delivered_to = :c, delivered_at = :now",
+    condition: "#s = :pending AND connection_id = :c",
+  },
+} as const;
+
+export function elicitationStore(table: Table) {
+  const key = (item: Pick<ElicitationItem, "tenant" | "elicitation_id">) => keys.elicitation(item.tenant, item.elicitation_id);
+  const rowKeys = (item: Pick<ElicitationItem, "tenant" | "session_id" | "ancestors" | "created_at" | "elicitation_id">) => [
+    { kind: "pending" as const, ...keys.pending(item.tenant, item.session_id, item.created_at, item.elicitation_id) },
+    ...item.ancestors.map((ancestor) => ({ kind: "descendant" as const, ...keys.descendant(item.tenant, ancestor, item.created_at, item.elicitation_id) })),
+  ];
+  const rows = (tenant: string, sessionId: string, prefix: string) =>
+    table.queryAll<PendingRow>({
+      KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
+      ExpressionAttributeValues: { ":pk": keys.sessionPartition(tenant, sessionId), ":prefix": prefix },
+      ConsistentRead: true,
+    });
+
+  return {
+    get: (tenant: string, elicitationId: string) => table.get<ElicitationItem>(keys.elicitation(tenant, elicitationId)),
+
+    /** A session's own pending elicitations, oldest first. */
+    pendingIn: (tenant: string, sessionId: string) => rows(tenant, sessionId, keys.prefix.pending),
+    /** The pending elicitations of a session's descendants (any depth), oldest first. */
+    pendingBelow: (tenant: string, sessionId: string) => rows(tenant, sessionId, keys.prefix.descendant),
+
+    /** The writes of a raise: the new elicitation (refused if its id exists) and its pending rows, carrying the request event. */
+    raise(elicitation: NewElicitation, eventJson: string): Write[] {
+      const item: ElicitationItem = { ...key(elicitation), kind: "elicitation", ...elicitation };
+      return [
+        { Put: { TableName: table.name, Item: item, ConditionExpression: "attribute_not_exists(pk)" } },
+        ...rowKeys(item).map(({ kind, pk, sk }) => ({
+          Put: { TableName: table.name, Item: { pk, sk, kind, elicitation_id: item.elicitation_id, event_json: eventJson } },
+        })),
+      ];
+    },
+
+    /** The writes of a resolution: pending -> resolved with its verdict (and claim), and its pending rows gone. */
+    resolve(item: ElicitationItem, verdict: Verdict, claim: ResolveClaim, o: { at: string; expiresAt: number }): Write[] {
+      const form = claim === undefined ? RESOLVE.plain : "reply" in claim ? RESOLVE.reply : RESOLVE.bound;
+      const connection = claim === undefined ? {} : { ":c": "reply" in claim ? claim.reply : claim.bound, ":now": o.at };
+      return [
+        {
+          Update: {
+            TableName: table.name,
+            Key: key(item),
+            UpdateExpression: form.set,
+            ConditionExpression: form.condition,
+            ExpressionAttributeNames: { "#s": "status" },
+            ExpressionAttributeValues: { ":resolved": "resolved", ":pending": "pending", ":verdict": verdict, ":ttl": o.expiresAt, ...connection },
+          },
+        },
+        ...rowKeys(item).map(({ pk, sk }) => ({ Delete: { TableName: table.name, Key: { pk, sk } } })),
+      ];
+    },
+
+    /** Bind a pending elicitation to a runner's connection; false when it is no longer pending or a newer connection holds it. */
+    bind: async (item: ElicitationItem, connection: Connection) =>
+      (await table.update({
+        Key: key(item),
+        UpdateExpression: "SET connection_id = :c, bound_at = :at",
+        ConditionExpression: "#s = :pending AND (attribute_not_exists(bound_at) OR bound_at <= :at)",
+        ExpressionAttributeNames: { "#s": "status" },
+        ExpressionAttributeValues: { ":c": connection.id, ":at": connection.connectedAt, ":pending": "pending" },
+      })) !== undefined,
+
+    /** Claim the delivery of a resolved verdict to `connectionId` (`again`: unless this very connection has it already). */
+    claimDelivery: async (item: ElicitationItem, connectionId: string, again: boolean, at: string) =>
+      (await table.update({
+        Key: key(item),
+        UpdateExpression: "SET delivered_to = :c, delivered_at = :now, connection_id = :c",
+        ConditionExpression: again
+          ? "#s = :resolved AND (attribute_not_exists(delivered_to) OR delivered_to <> :c)"
+          : "#s = :resolved AND attribute_not_exists(delivered_to)",
+        ExpressionAttributeNames: { "#s": "status" },
+        ExpressionAttributeValues: { ":c": connectionId, ":now": at, ":resolved": "resolved" },
+      })) !== undefined,
+
+    /** Undo a claim whose push failed; `forget` also drops the dead connection. */
+    releaseDelivery: (item: ElicitationItem, connectionId: string, forget: boolean) =>
+      table.update({
+        Key: key(item),
+        UpdateExpression: forget ? "REMOVE delivered_to, delivered_at, connection_id" : "REMOVE delivered_to, delivered_at",
+        ConditionExpression: "delivered_to = :c",
+        ExpressionAttributeValues: { ":c": connectionId },
+      }),
+
+    /** A released block armed again for a new round, while still pending. */
+    rearm: (item: ElicitationItem) =>
+      table.update({
+        Key: key(item),
+        UpdateExpression: "SET block_state = :armed ADD block_round :one",
+        ConditionExpression: "block_state = :released AND #s = :pending",
+        ExpressionAttributeNames: { "#s": "status" },
+        ExpressionAttributeValues: { ":armed": "armed", ":released": "released", ":one": 1, ":pending": "pending" },
+      }),
+
+    /**
+     * Move the block from one state to another: the item as it left it, or undefined when the block
+     * was not in `from` (or, with `pending`, the elicitation is no longer pending in this round).
+     */
+    moveBlock: (item: ElicitationItem, from: BlockState, to: BlockState, extra: { pending?: true; notice_seq?: number } = {}) =>
+      table.update<ElicitationItem>({
+        Key: key(item),
+        UpdateExpression: extra.notice_seq !== undefined ? "SET block_state = :to, notice_seq = :seq" : "SET block_state = :to",
+        ConditionExpression: extra.pending ? "block_state = :from AND #s = :pending AND block_round = :round" : "block_state = :from",
+        ExpressionAttributeNames: extra.pending ? { "#s": "status" } : undefined,
+        ExpressionAttributeValues: {
+          ":to": to,
+          ":from": from,
+          ...(extra.pending ? { ":pending": "pending", ":round": item.block_round ?? 1 } : {}),
+          ...(extra.notice_seq !== undefined ? { ":seq": extra.notice_seq } : {}),
+        },
+      }),
+  };
+}
+export type ElicitationStore = ReturnType<typeof elicitationStore>;

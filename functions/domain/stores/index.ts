@@ -1,0 +1,28 @@
+/**
+ * The storage seam: one store per item kind, each owning its keys, expressions and conditions, all
+ * over one table. The domain's rules get this as `Deps.db` and speak only in its state changes.
+ */
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { connectionStore } from "./connections.js";
+import { elicitationStore } from "./elicitations.js";
+import { messageStore } from "./messages.js";
+import { rateStore } from "./rates.js";
+import { sessionStore } from "./sessions.js";
+import { subscriberStore } from "./subscribers.js";
+import { createTable } from "./table.js";
+
+export function createStores(client: DynamoDBDocumentClient, tableName: string) {
+  const table = createTable(client, tableName);
+  return {
+    elicitations: elicitationStore(table),
+    sessions: sessionStore(table),
+    connections: connectionStore(table),
+    messages: messageStore(table),
+    subscribers: subscriberStore(table),
+    rates: rateStore(table),
+    /** One transaction over writes the stores built: undefined when it went through, else the writes whose condition did not hold. */
+    transact: table.transact,
+  };
+}
+export type Stores = ReturnType<typeof createStores>;
+export type { LostConditions, Write } from "./table.js";

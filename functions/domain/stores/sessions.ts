@@ -1,0 +1,122 @@
+/** The session item: registration, its badge count, its runner binding and its message flush lease. */
+import { mainTable } from "../../shared/tables.js";
+import type { SessionItem } from "../items.js";
+import { keys } from "./keys.js";
+import type { Table, Write } from "./table.js";
+
+/** A new session as the rules describe it; the store adds its keys and index keys. */
+export type NewSession = Omit<SessionItem, "pk" | "sk" | "kind" | "tenant_pk" | "session_sk" | "pending_count">;
+
+export function sessionStore(table: Table) {
+  const key = keys.session;
+  return {
+    get: (tenant: string, sessionId: string) => table.get<SessionItem>(key(tenant, sessionId)),
+
+    /** A new session's item, with its keys and index keys, not yet written. */
+    item: (session: NewSession): SessionItem => ({
+      ...key(session.tenant, session.session_id),
+      kind: "session",
+      ...session,
+      pending_count: 0,
+      tenant_pk: keys.tenantIndex(session.tenant),
+      session_sk: session.session_id,
+    }),
+
+    /** Put a new session's item; false when one with its id exists already. */
+    create: (item: SessionItem) => table.put({ Item: item, ConditionExpression: "attribute_not_exists(pk)" }),
+
+    retitle: async (tenant: string, sessionId: string, title: string, at: string) =>
+      (await table.update<SessionItem>({
+        Key: key(tenant, sessionId),
+        UpdateExpression: "SET title = :title, updated_at = :now",
+        ExpressionAttributeValues: { ":title": title, ":now": at },
+      }))!,
+
+    /** A page of the tenant's sessions in id order, all of them or (sparse index) those whose count is above zero. */
+    async page(tenant: string, options: { limit: number; after?: string; pending: boolean }) {
+      const index = options.pending ? mainTable.indexes.pendingSessions : mainTable.indexes.sessionsByTenant;
+      const { after } = options;
+      const { items, more } = await table.queryPage<SessionItem>({
+        IndexName: index.name,
+        KeyConditionExpression: `${index.partitionKey} = :t`,
+        ExpressionAttributeValues: { ":t": keys.tenantIndex(tenant) },
+        Limit: options.limit,
+        ExclusiveStartKey: after ? { ...key(tenant, after), [index.partitionKey]: keys.tenantIndex(tenant), session_sk: after } : undefined,
+      });
+      return { items, last: more ? items.at(-1)?.session_id : undefined };
+    },
+
+    /** The sessions of these ids that exist, in one round of reads. */
+    many: (tenant: string, sessionIds: string[]) => table.batchGet<SessionItem>(sessionIds.map((id) => key(tenant, id))),
+
+    /** One more pending elicitation: a write of the raising transaction, which fails if the session is gone. */
+    countUp: (tenant: string, sessionId: string, at: string): Write => ({
+      Update: {
+        TableName: table.name,
+        Key: key(tenant, sessionId),
+        UpdateExpression: "ADD pending_count :one SET pending_pk = :tenant, updated_at = :now",
+        ConditionExpression: "attribute_exists(pk)",
+        ExpressionAttributeValues: { ":one": 1, ":tenant": keys.tenantIndex(tenant), ":now": at },
+      },
+    }),
+
+    /** One pending elicitation fewer: a write of the resolving transaction. */
+    countDown: (tenant: string, sessionId: string, at: string): Write => ({
+      Update: {
+        TableName: table.name,
+        Key: key(tenant, sessionId),
+        UpdateExpression: "ADD pending_count :minus SET updated_at = :now",
+        ExpressionAttributeValues: { ":minus": -1, ":now": at },
+      },
+    }),
+
+    /** The sparse pending index follows the count, once it is zero. */
+    leavePendingIndex: (tenant: string, sessionId: string) =>
+      table.update({
+        Key: key(tenant, sessionId),
+        UpdateExpression: "REMOVE pending_pk",
+        ConditionExpression: "pending_count <= :zero",
+        ExpressionAttributeValues: { ":zero": 0 },
+      }),
+
+    bindRunner: (tenant: string, sessionId: string, connectionId: string) =>
+      table.update({ Key: key(tenant, sessionId), UpdateExpression: "SET runner_connection_id = :c", ExpressionAttributeValues: { ":c": connectionId } }),
+
+    /** Forget the runner, if it is still this connection. */
+    unbindRunner: (tenant: string, sessionId: string, connectionId: string) =>
+      table.update({
+        Key: key(tenant, sessionId),
+        UpdateExpression: "REMOVE runner_connection_id",
+        ConditionExpression: "runner_connection_id = :c",
+        ExpressionAttributeValues: { ":c": connectionId },
+      }),
+
+    /** The next place in the session's message queue: the session with its new `message_seq`, or undefined if there is none. */
+    nextMessageSeq: (tenant: string, sessionId: string) =>
+      table.update<SessionItem>({
+        Key: key(tenant, sessionId),
+        UpdateExpression: "ADD message_seq :one",
+        ConditionExpression: "attribute_exists(pk)",
+        ExpressionAttributeValues: { ":one": 1 },
+      }),
+
+    /** Take the session's flush lease until `until`: the session as it stands then, or undefined while another flusher holds it. */
+    lease: (tenant: string, sessionId: string, until: number, now: number) =>
+      table.update<SessionItem>({
+        Key: key(tenant, sessionId),
+        UpdateExpression: "SET flush_lease = :until",
+        ConditionExpression: "attribute_exists(pk) AND (attribute_not_exists(flush_lease) OR flush_lease < :now)",
+        ExpressionAttributeValues: { ":until": until, ":now": now },
+      }),
+
+    /** Give the lease back, if it is still the one taken until `until`. */
+    unlease: (tenant: string, sessionId: string, until: number) =>
+      table.update({
+        Key: key(tenant, sessionId),
+        UpdateExpression: "REMOVE flush_lease",
+        ConditionExpression: "flush_lease = :until",
+        ExpressionAttributeValues: { ":until": until },
+      }),
+  };
+}
+export type SessionStore = ReturnType<typeof sessionStore>;

@@ -1,0 +1,120 @@
+/**
+ * The document client's calls on Tollgate's one table, as the stores use them: conditional writes
+ * that report a lost condition instead of throwing, one Query-all loop, one BatchGet loop and one
+ * transaction with its retry. Only the stores call it; the rules in `domain/` never see a command.
+ */
+import {
+  BatchGetCommand,
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+  type DeleteCommandInput,
+  type DynamoDBDocumentClient,
+  type PutCommandInput,
+  type QueryCommandInput,
+  type TransactWriteCommandInput,
+  type UpdateCommandInput,
+} from "@aws-sdk/lib-dynamodb";
+
+export type Key = { pk: string; sk: string };
+/** One write of a transaction, as a store builds it. */
+export type Write = NonNullable<TransactWriteCommandInput["TransactItems"]>[number];
+/** The writes of a cancelled transaction whose condition did not hold, by their index. */
+export type LostConditions = ReadonlySet<number>;
+
+/** The per-item reason codes of a cancelled transaction; none for any other error. */
+function cancellationCodes(error: unknown): (string | undefined)[] {
+  const e = error as { name?: string; CancellationReasons?: { Code?: string }[] };
+  return e?.name === "TransactionCanceledException" ? (e.CancellationReasons ?? []).map((r) => r.Code) : [];
+}
+
+/** True when a single write lost its condition. */
+const lostCondition = (error: unknown) => (error as { name?: string })?.name === "ConditionalCheckFailedException";
+
+/** Tries of a transaction that another one touching the same item cancelled (the AWS SDK does not retry those). */
+const TRANSACTION_TRIES = 5;
+
+/** The outcome of a conditional write: what it returns, or undefined when its condition did not hold. */
+async function unlessLost<T>(write: Promise<T>): Promise<T | undefined> {
+  try {
+    return await write;
+  } catch (error) {
+    if (lostCondition(error)) return undefined;
+    throw error;
+  }
+}
+
+type Update = Omit<UpdateCommandInput, "TableName" | "ReturnValues">;
+
+export function createTable(client: DynamoDBDocumentClient, name: string) {
+  return {
+    name,
+    async get<T>(key: Key): Promise<T | undefined> {
+      const out = await client.send(new GetCommand({ TableName: name, Key: key, ConsistentRead: true }));
+      return out.Item as T | undefined;
+    },
+    /** A PutItem; false when its condition did not hold. */
+    async put(input: Omit<PutCommandInput, "TableName">): Promise<boolean> {
+      return (await unlessLost(client.send(new PutCommand({ ...input, TableName: name })))) !== undefined;
+    },
+    /** An UpdateItem: the item as it left it, or undefined when its condition did not hold. */
+    async update<T>(input: Update): Promise<T | undefined> {
+      const out = await unlessLost(client.send(new UpdateCommand({ ...input, TableName: name, ReturnValues: "ALL_NEW" })));
+      return out?.Attributes as T | undefined;
+    },
+    /** A DeleteItem; false when its condition did not hold. */
+    async delete(input: Omit<DeleteCommandInput, "TableName">): Promise<boolean> {
+      return (await unlessLost(client.send(new DeleteCommand({ ...input, TableName: name })))) !== undefined;
+    },
+    /** Every item a Query finds, page after page. */
+    async queryAll<T>(input: Omit<QueryCommandInput, "TableName" | "ExclusiveStartKey">): Promise<T[]> {
+      const items: T[] = [];
+      let start: Record<string, unknown> | undefined;
+      do {
+        const out = await client.send(new QueryCommand({ ...input, TableName: name, ExclusiveStartKey: start }));
+        items.push(...((out.Items ?? []) as T[]));
+        start = out.LastEvaluatedKey;
+      } while (start);
+      return items;
+    },
+    /** One page of a Query, and the key to start the next one at. */
+    async queryPage<T>(input: Omit<QueryCommandInput, "TableName">): Promise<{ items: T[]; more: boolean }> {
+      const out = await client.send(new QueryCommand({ ...input, TableName: name }));
+      return { items: (out.Items ?? []) as T[], more: out.LastEvaluatedKey !== undefined };
+    },
+    /** The items of these keys (at most 100), read consistently, asking again for what DynamoDB left unprocessed. */
+    async batchGet<T>(keys: Key[]): Promise<T[]> {
+      const found: T[] = [];
+      let requested: Record<string, unknown>[] = keys;
+      while (requested.length > 0) {
+        const out = await client.send(new BatchGetCommand({ RequestItems: { [name]: { Keys: requested, ConsistentRead: true } } }));
+        found.push(...((out.Responses?.[name] ?? []) as T[]));
+        requested = (out.UnprocessedKeys?.[name]?.Keys ?? []) as Record<string, unknown>[];
+      }
+      return found;
+    },
+    /**
+     * One TransactWriteItems: undefined when it went through, else the writes whose condition did not
+     * hold. Tried again after a short random pause when a concurrent transaction conflicted with it (a
+     * session's count is one item that every raise and verdict of the session writes).
+     */
+    async transact(writes: Write[]): Promise<LostConditions | undefined> {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await client.send(new TransactWriteCommand({ TransactItems: writes }));
+          return undefined;
+        } catch (error) {
+          const codes = cancellationCodes(error);
+          if (codes.includes("ConditionalCheckFailed")) return new Set(codes.flatMap((code, i) => (code === "ConditionalCheckFailed" ? [i] : [])));
+          // A concurrent transaction on one of its items cancelled this one: trying again may succeed.
+          if (!codes.includes("TransactionConflict") || attempt >= TRANSACTION_TRIES) throw error;
+          await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * 2 ** attempt));
+        }
+      }
+    },
+  };
+}
+export type Table = ReturnType<typeof createTable>;
