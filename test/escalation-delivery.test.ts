@@ -3,15 +3,11 @@
  * here over the runtime's real DynamoDB Local, `@connections` and Scheduler stand-ins, with the
  * pusher wrapped to fail or stall on purpose; the runtime's own grace is too long to interfere.
  */
-import { ApiGatewayManagementApiClient } from "@aws-sdk/client-apigatewaymanagementapi";
 import { GetScheduleCommand, SchedulerClient } from "@aws-sdk/client-scheduler";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { documentClient } from "../functions/domain/clients.js";
-import { readConfig } from "../functions/shared/config.js";
-import { connectionsPusher, type Pusher } from "../functions/domain/push.js";
-import { createStores } from "../functions/domain/stores/index.js";
-import { scheduleName, schedulerTimers } from "../functions/domain/timers.js";
-import { createTollgate } from "../functions/domain/tollgate.js";
+import type { Pusher } from "../functions/domain/push.js";
+import { scheduleName } from "../functions/domain/timers.js";
+import { domainOver } from "./support/domain.js";
 import { sleep, startTollgate, type Harness, type TestSocket } from "./support/tollgate.js";
 
 let t: Harness;
@@ -27,16 +23,7 @@ beforeAll(async () => {
 afterAll(() => t?.stop());
 
 /** The domain over the real stand-ins, with `push` decorated by the test. */
-function domainWith(decorate: (real: Pusher) => Pusher) {
-  const config = { ...readConfig(process.env), noticeRetryDelayMs: 20 };
-  const real = connectionsPusher(new ApiGatewayManagementApiClient({ endpoint: t.runtime.httpUrl, region: "us-east-1", credentials }));
-  return createTollgate({
-    db: createStores(documentClient(), config.table),
-    config,
-    push: decorate(real),
-    timers: schedulerTimers(new SchedulerClient({ endpoint: t.runtime.httpUrl, region: "us-east-1", credentials }), config.scheduler),
-  });
-}
+const domainWith = (decorate: (real: Pusher) => Pusher) => domainOver(t, { push: decorate, config: { noticeRetryDelayMs: 20 } });
 
 /** A pusher whose pushes of notices fail `times` times (then work), or stall for a random moment. */
 function noticeFaults(real: Pusher, options: { failures?: number; stallMs?: number }): Pusher & { attempts: number } {

@@ -83,13 +83,7 @@ export function sessionStore(table: Table) {
       table.update({ Key: key(tenant, sessionId), UpdateExpression: "SET runner_connection_id = :c", ExpressionAttributeValues: { ":c": connectionId } }),
 
     /** Forget the runner, if it is still this connection. */
-    unbindRunner: (tenant: string, sessionId: string, connectionId: string) =>
-      table.update({
-        Key: key(tenant, sessionId),
-        UpdateExpression: "REMOVE runner_connection_id",
-        ConditionExpression: "runner_connection_id = :c",
-        ExpressionAttributeValues: { ":c": connectionId },
-      }),
+    unbindRunner: (tenant: string, sessionId: string, connectionId: string) => table.clearIf(key(tenant, sessionId), "runner_connection_id", connectionId),
 
     /** The next place in the session's message queue: the session with its new `message_seq`, or undefined if there is none. */
     nextMessageSeq: (tenant: string, sessionId: string) =>
@@ -110,13 +104,7 @@ export function sessionStore(table: Table) {
       }),
 
     /** Give the lease back, if it is still the one taken until `until`. */
-    unlease: (tenant: string, sessionId: string, until: number) =>
-      table.update({
-        Key: key(tenant, sessionId),
-        UpdateExpression: "REMOVE flush_lease",
-        ConditionExpression: "flush_lease = :until",
-        ExpressionAttributeValues: { ":until": until },
-      }),
+    unlease: (tenant: string, sessionId: string, until: number) => table.clearIf(key(tenant, sessionId), "flush_lease", until),
   };
 }
 export type SessionStore = ReturnType<typeof sessionStore>;

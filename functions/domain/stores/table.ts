@@ -65,6 +65,15 @@ export function createTable(client: DynamoDBDocumentClient, name: string) {
       const out = await unlessLost(client.send(new UpdateCommand({ ...input, TableName: name, ReturnValues: "ALL_NEW" })));
       return out?.Attributes as T | undefined;
     },
+    /** Remove an attribute while it still holds `value` (a lease, a binding); false when it no longer does. */
+    async clearIf(key: Key, attribute: string, value: unknown): Promise<boolean> {
+      const out = await unlessLost(
+        client.send(
+          new UpdateCommand({ TableName: name, Key: key, UpdateExpression: "REMOVE #a", ConditionExpression: "#a = :v", ExpressionAttributeNames: { "#a": attribute }, ExpressionAttributeValues: { ":v": value } }),
+        ),
+      );
+      return out !== undefined;
+    },
     /** A DeleteItem; false when its condition did not hold. */
     async delete(input: Omit<DeleteCommandInput, "TableName">): Promise<boolean> {
       return (await unlessLost(client.send(new DeleteCommand({ ...input, TableName: name })))) !== undefined;

@@ -1,0 +1,40 @@
+/**
+ * The domain built in the test's own process over a running harness's real stand-ins (DynamoDB
+ * Local, `@connections`, Scheduler), with any of its seams decorated by the test: the stores, the
+ * pusher, the timers, the clock. Hooks sit on the seams' typed methods, so a rename fails to compile
+ * instead of silently disabling a hook.
+ */
+import { ApiGatewayManagementApiClient } from "@aws-sdk/client-apigatewaymanagementapi";
+import { SchedulerClient } from "@aws-sdk/client-scheduler";
+import { documentClient } from "../../functions/domain/clients.js";
+import { connectionsPusher, type Pusher } from "../../functions/domain/push.js";
+import { createStores, type Stores } from "../../functions/domain/stores/index.js";
+import { schedulerTimers, type Timers } from "../../functions/domain/timers.js";
+import { createTollgate } from "../../functions/domain/tollgate.js";
+import { readConfig, type Config } from "../../functions/shared/config.js";
+import type { Harness } from "./tollgate.js";
+
+const credentials = { accessKeyId: "local", secretAccessKey: "local" };
+
+export interface Decorations {
+  db?: (real: Stores) => Stores;
+  push?: (real: Pusher) => Pusher;
+  timers?: (real: Timers) => Timers;
+  config?: Partial<Config>;
+  now?: () => number;
+}
+
+export function domainOver(t: Harness, decorate: Decorations = {}) {
+  const config = { ...readConfig(process.env), ...decorate.config };
+  const push = connectionsPusher(new ApiGatewayManagementApiClient({ endpoint: t.runtime.httpUrl, region: "us-east-1", credentials }));
+  const timers = schedulerTimers(new SchedulerClient({ endpoint: t.runtime.httpUrl, region: "us-east-1", credentials }), config.scheduler);
+  const db = createStores(documentClient(), config.table);
+  const same = <T>(real: T) => real;
+  return createTollgate({
+    db: (decorate.db ?? same)(db),
+    config,
+    push: (decorate.push ?? same)(push),
+    timers: (decorate.timers ?? same)(timers),
+    now: decorate.now,
+  });
+}

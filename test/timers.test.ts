@@ -1,0 +1,121 @@
+/**
+ * No Tollgate code asks Scheduler for a time that has passed: every timer (deadline, escalation
+ * grace, reconnect grace) that is already due when its stream record is handled does its job at
+ * once. The stream records are handled late here by the domain on a clock moved past the timer,
+ * with a Scheduler seam that refuses a past `at()` as AWS does (ValidationException).
+ */
+import { SchedulerClient } from "@aws-sdk/client-scheduler";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import type { ConnectionItem } from "../functions/domain/items.js";
+import { schedulerTimers, type Timers } from "../functions/domain/timers.js";
+import { readConfig } from "../functions/shared/config.js";
+import { env } from "../functions/shared/env.js";
+import { domainOver } from "./support/domain.js";
+import { eventually, startTollgate, type Harness } from "./support/tollgate.js";
+
+let t: Harness;
+// The runtime's own timers stay far off, so only the late handling below can end anything.
+beforeAll(async () => (t = await startTollgate({ reconnectGraceSeconds: 300, escalationGraceSeconds: 300 })));
+afterAll(() => t?.stop());
+
+/** Scheduler as AWS answers it: a one-time schedule in the past is refused; the rest is recorded. */
+function strictTimers(now: () => number) {
+  const scheduled: { timer: string; at: Date }[] = [];
+  const timers: Timers = {
+    async schedule(timer, _key, at) {
+      if (at.getTime() <= now()) throw Object.assign(new Error("The schedule expression is in the past."), { name: "ValidationException" });
+      scheduled.push({ timer, at });
+    },
+    cancel: async () => undefined,
+  };
+  return { timers, scheduled };
+}
+
+/** The domain on a clock `aheadMs` in the future, with the strict Scheduler and a batch's audience. */
+function late(aheadMs: number) {
+  const now = () => Date.now() + aheadMs;
+  const strict = strictTimers(now);
+  const tollgate = domainOver(t, { now, timers: () => strict.timers });
+  return { tollgate, scheduled: strict.scheduled, audience: tollgate.subscriptions.audience() };
+}
+
+async function parked(session: string, id: string, parent?: string, timeout_seconds?: number) {
+  const socket = await t.socket(await t.token("runner"));
+  await socket.request({ action: "hello", sessions: [{ session_id: session, ...(parent ? { parent_session_id: parent } : {}) }] });
+  expect((await socket.request({ action: "elicit", session_id: session, elicitation_id: id, params: { message: `${id}?` }, timeout_seconds })).type).toBe("elicitation.parked");
+  return socket;
+}
+
+it("a disconnect handled after its reconnect grace resolves what it left pending runner_gone at once", async () => {
+  const socket = await parked("late_gone", "late_gone_el");
+  socket.close();
+  const { tollgate, scheduled, audience } = late(301_000);
+  const gone = await eventually(async () => {
+    const item = (await tollgate.elicitations.find("acme", "late_gone_el"))!;
+    const connection = await tollgate.connections.find("acme", item.connection_id!);
+    expect(connection?.gone_at).toBeDefined();
+    return connection as ConnectionItem;
+  });
+  // The stream record of the disconnect, retried once the grace has passed.
+  await tollgate.react({ old: { ...gone, gone_at: undefined }, new: gone as unknown as Record<string, unknown> }, audience);
+  const item = await tollgate.elicitations.find("acme", "late_gone_el");
+  expect(item?.verdict).toMatchObject({ action: "cancel", reason: "runner_gone", resolved_by: "tollgate" });
+  expect(scheduled).toEqual([]);
+});
+
+it("a raise handled after its deadline times out at once", async () => {
+  await parked("late_deadline", "late_deadline_el", undefined, 60);
+  const { tollgate, scheduled, audience } = late(61_000);
+  const raised = await tollgate.elicitations.find("acme", "late_deadline_el");
+  await tollgate.react({ new: raised as unknown as Record<string, unknown> }, audience);
+  expect((await tollgate.elicitations.find("acme", "late_deadline_el"))?.verdict).toMatchObject({ action: "decline", reason: "timeout", resolved_by: "tollgate" });
+  expect(scheduled).toEqual([]);
+});
+
+it("a sub-agent's raise handled after its escalation grace tells the parent at once", async () => {
+  const parent = await t.socket(await t.token("runner"));
+  await parent.request({ action: "hello", sessions: [{ session_id: "late_parent" }] });
+  await parked("late_child", "late_block_el", "late_parent");
+  const { tollgate, scheduled, audience } = late(301_000);
+  const raised = await tollgate.elicitations.find("acme", "late_block_el");
+  await tollgate.react({ new: raised as unknown as Record<string, unknown> }, audience);
+  await parent.next((f) => f.type === "session.message" && f.kind === "notice");
+  expect((await tollgate.elicitations.find("acme", "late_block_el"))?.block_state).toBe("delivered");
+  expect(scheduled.map((s) => s.timer)).toEqual(["deadline"]); // its deadline is still ahead
+});
+
+it("a timer not yet due is scheduled, not run", async () => {
+  await parked("early_gone", "early_el").then((s) => s.close());
+  const { tollgate, scheduled, audience } = late(0);
+  const gone = await eventually(async () => {
+    const item = (await tollgate.elicitations.find("acme", "early_el"))!;
+    const connection = await tollgate.connections.find("acme", item.connection_id!);
+    expect(connection?.gone_at).toBeDefined();
+    return connection as ConnectionItem;
+  });
+  await tollgate.react({ old: { ...gone, gone_at: undefined }, new: gone as unknown as Record<string, unknown> }, audience);
+  expect(scheduled.map((s) => s.timer)).toEqual(["runnerGone"]);
+  expect((await tollgate.elicitations.find("acme", "early_el"))?.status).toBe("pending");
+});
+
+it("gives every one-time schedule a retry policy, and the dead-letter queue when one is configured", async () => {
+  const sent: any[] = [];
+  const client = new SchedulerClient({ endpoint: t.runtime.httpUrl, region: "us-east-1", credentials: { accessKeyId: "local", secretAccessKey: "local" } });
+  client.middlewareStack.add((next) => async (args) => (sent.push(args.input), next(args)), { step: "initialize", name: "recordInput" });
+  const dlq = "arn:aws:sqs:us-east-1:000000000000:tollgate-schedules-dlq";
+  const withQueue = readConfig({ ...process.env, [env.schedulerDeadLetterArn]: dlq }).scheduler;
+  const without = readConfig({ ...process.env, [env.schedulerDeadLetterArn]: "" }).scheduler;
+  const at = new Date(Date.now() + 3_600_000);
+  for (const [key, config] of [["dlq-on", withQueue], ["dlq-off", without]] as const) {
+    const timers = schedulerTimers(client, config);
+    await timers.schedule("deadline", key, at, { tenant: "acme", elicitation_id: key });
+    await timers.cancel("deadline", key);
+  }
+  const created = sent.filter((input) => input.ScheduleExpression);
+  expect(created.map((input) => input.Target.RetryPolicy)).toEqual([
+    { MaximumEventAgeInSeconds: 86_400, MaximumRetryAttempts: 10 },
+    { MaximumEventAgeInSeconds: 86_400, MaximumRetryAttempts: 10 },
+  ]);
+  expect(created.map((input) => input.Target.DeadLetterConfig)).toEqual([{ Arn: dlq }, undefined]);
+  client.destroy();
+});
