@@ -1,53 +1,51 @@
 /**
- * Issue 6: every AWS call a handler makes is one its IAM policy allows. The handlers run for real
- * across every route, the stream and the timers; each SDK call is attributed to the function that
- * made it and checked against functions/catalog.ts, which is what infra/ builds each policy from
- * (test/infra checks that side).
+ * Every AWS call a handler makes is one its IAM policy allows. The handlers run for real across
+ * every route, the stream and the timers; each call is seen by a middleware on the SDK clients the
+ * functions call AWS through (functions/domain/clients.ts), attributed to the function that made it
+ * and checked against functions/catalog.ts, which is what infra/ builds each policy from (test/infra
+ * checks that side). The token secret's Secrets Manager read is the cloud's only other call; the local
+ * runtime hands the secret over in TOLLGATE_JWT_SECRET instead.
  */
-import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { functions, type DynamoAction, type FunctionName } from "../functions/catalog.js";
+import { awsClients } from "../functions/domain/clients.js";
 import { invocation } from "../local/lambda.js";
 import { sleep, startTollgate, type Harness } from "./support/tollgate.js";
 
 type Call = { fn: FunctionName; client: string; command: string; actions: string[] };
 const calls: Call[] = [];
 
-/** DynamoDB document-client commands, and the IAM actions each needs. */
-function dynamoActions(command: { constructor: { name: string }; input: any }): string[] {
-  const name = command.constructor.name;
-  if (name === "TransactWriteCommand") {
-    return command.input.TransactItems.map((item: object) => ({ Put: "PutItem", Update: "UpdateItem", Delete: "DeleteItem", ConditionCheck: "ConditionCheckItem" })[Object.keys(item)[0] as "Put"]);
-  }
-  const single: Record<string, string> = {
-    GetCommand: "GetItem",
-    PutCommand: "PutItem",
-    UpdateCommand: "UpdateItem",
-    DeleteCommand: "DeleteItem",
-    QueryCommand: "Query",
-    BatchGetCommand: "BatchGetItem",
-    ScanCommand: "Scan",
-    BatchWriteCommand: "BatchWriteItem",
-  };
-  return [single[name] ?? name];
+/** The IAM actions a call needs: its operation, or for a transaction the operation of each of its items. */
+function actionsOf(command: string, input: any): string[] {
+  const operation = command.replace(/Command$/, "");
+  if (operation !== "TransactWriteItems") return [operation];
+  const item = { Put: "PutItem", Update: "UpdateItem", Delete: "DeleteItem", ConditionCheck: "ConditionCheckItem" } as Record<string, string>;
+  return input.TransactItems.map((write: object) => item[Object.keys(write)[0]]);
 }
 
-// Observe (not replace) every SDK call: all clients share the base class's send.
-const base = Object.getPrototypeOf(DynamoDBClient.prototype) as { send: (...args: any[]) => Promise<unknown> };
-const send = base.send;
-base.send = function (this: { constructor: { name: string } }, command: any, ...rest: unknown[]) {
-  const fn = invocation.getStore()?.functionName;
-  if (fn) {
-    const client = this.constructor.name;
-    calls.push({ fn, client, command: command.constructor.name, actions: client.startsWith("DynamoDB") ? dynamoActions(command) : [command.constructor.name] });
-  }
-  return send.call(this, command, ...rest);
-};
+const OBSERVER = "iamObserver";
+type Observer = (next: (args: any) => Promise<any>, context: { clientName?: string; commandName?: string }) => (args: { input: any }) => Promise<any>;
+/** What of a client's middleware stack the test uses (the SDK's own API). */
+type Stack = { add(middleware: Observer, options: { step: "initialize"; name: string }): void; remove(name: string): boolean };
+let stacks: Stack[] = [];
 
 let t: Harness;
-beforeAll(async () => (t = await startTollgate({ reconnectGraceSeconds: 1, escalationGraceSeconds: 1 })));
+beforeAll(async () => {
+  t = await startTollgate({ reconnectGraceSeconds: 1, escalationGraceSeconds: 1 });
+  stacks = Object.values(awsClients()).map((client) => client.middlewareStack as unknown as Stack);
+  for (const stack of stacks) {
+    stack.add(
+      (next, context) => async (args) => {
+        const fn = invocation.getStore()?.functionName;
+        if (fn) calls.push({ fn, client: context.clientName!, command: context.commandName!, actions: actionsOf(context.commandName!, args.input) });
+        return next(args);
+      },
+      { step: "initialize", name: OBSERVER },
+    );
+  }
+});
 afterAll(async () => {
-  base.send = send;
+  for (const stack of stacks) stack.remove(OBSERVER);
   await t?.stop();
 });
 
@@ -68,6 +66,8 @@ async function everything() {
   await child.request({ action: "cancel", elicitation_id: "iam_cancelled" });
   await child.request({ action: "elicit", session_id: "iam_child", elicitation_id: "iam_times_out", params: { message: "deadline?" }, timeout_seconds: 1 });
   await parent.next((f) => f.kind === "notice", 10_000);
+  // The deadline fires before the session cancel below could resolve it first.
+  await child.next((f) => f.type === "elicitation.verdict" && f.elicitation_id === "iam_times_out", 10_000);
   await t.http(runner, "PUT", "/v1/sessions/iam_http", { title: "codex:iam" });
   await t.http(runner, "POST", "/v1/sessions/iam_http/events", { type: "response.elicitation_request", elicitation_id: "iam_h1", params: { message: "h1?" } });
   await t.http(runner, "POST", "/v1/sessions/iam_http/events", { type: "response.elicitation_request", elicitation_id: "iam_h2", params: { message: "h2?" } });
@@ -95,17 +95,23 @@ it("calls only what the catalog (and so its IAM policy) allows, in every functio
   for (const call of calls) {
     const spec = functions[call.fn];
     for (const action of call.actions) {
-      if (call.client.startsWith("DynamoDB")) expect(spec.table as readonly DynamoAction[], `${call.fn} calls dynamodb:${action}`).toContain(action);
+      if (call.client === "DynamoDBClient") expect(spec.table as readonly DynamoAction[], `${call.fn} calls dynamodb:${action}`).toContain(action);
       else if (call.client === "SchedulerClient") expect("scheduler" in spec, `${call.fn} calls scheduler ${action}`).toBe(true);
       else if (call.client === "ApiGatewayManagementApiClient") {
         expect("connections" in spec, `${call.fn} posts to connections`).toBe(true);
-        expect(action).toBe("PostToConnectionCommand"); // the policy grants POST only
-      } else if (call.client === "SecretsManagerClient") expect("verifiesTokens" in spec).toBe(true);
-      else expect.fail(`${call.fn} uses an unexpected client ${call.client}`);
+        expect(action).toBe("PostToConnection"); // the policy grants POST only
+      } else expect.fail(`${call.fn} uses an unexpected client ${call.client}`);
       used.set(call.fn, (used.get(call.fn) ?? new Set()).add(`${call.client}:${action}`));
     }
   }
   // Every function that has AWS actions in the catalog was exercised, so the check above means something.
   const withAws = (Object.keys(functions) as FunctionName[]).filter((name) => functions[name].table.length > 0);
   for (const name of withAws) expect(used.has(name), `${name} was not exercised`).toBe(true);
+});
+
+it("saw the calls it checks: each kind of client, and the transaction items of a raise", () => {
+  const clients = new Set(calls.map((call) => call.client));
+  expect([...clients].sort()).toEqual(["ApiGatewayManagementApiClient", "DynamoDBClient", "SchedulerClient"]);
+  const raise = calls.find((call) => call.fn === "wsElicit" && call.command === "TransactWriteItemsCommand");
+  expect(raise?.actions).toEqual(expect.arrayContaining(["PutItem", "UpdateItem"]));
 });

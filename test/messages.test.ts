@@ -1,25 +1,27 @@
-/** Issue 4, rule 6: messages are held behind a pending approval, queued for an absent runner, never lost or doubled. */
-import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+/** Rule 6: messages are held behind a pending approval, queued for an absent runner, never lost or doubled. */
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { invocation } from "../local/lambda.js";
+import type { Stores } from "../functions/domain/stores/index.js";
 import type { SessionMessage } from "../sdk/runner.js";
+import { domainOver } from "./support/domain.js";
 import { sleep, startTollgate, type Harness } from "./support/tollgate.js";
 
-/** The DynamoDB commands of each `POST .../messages`, by invocation. */
-const postMessageCalls = new Map<object, { command: string; input: any }[]>();
-// Observe (not replace) every SDK call: all clients share the base class's send.
-const base = Object.getPrototypeOf(DynamoDBClient.prototype) as { send: (...args: any[]) => Promise<unknown> };
-const baseSend = base.send;
-/** Runs (once) before the next flush lease is taken in a `POST .../messages`. */
-let beforeLease: (() => Promise<unknown>) | undefined;
-base.send = function (this: unknown, command: any, ...rest: unknown[]) {
-  const store = invocation.getStore();
-  if (store?.functionName !== "httpPostMessage") return baseSend.call(this, command, ...rest);
-  postMessageCalls.set(store, [...(postMessageCalls.get(store) ?? []), { command: command.constructor.name, input: command.input }]);
-  const hook = command.input?.UpdateExpression === "SET flush_lease = :until" ? beforeLease : undefined;
-  beforeLease = hook ? undefined : beforeLease;
-  return hook ? hook().then(() => baseSend.call(this, command, ...rest)) : baseSend.call(this, command, ...rest);
-};
+/** The stores with the message queue's and the sessions' reads counted, and a hook that runs (once) before the next flush lease. */
+function observed(real: Stores, seen: { reads: string[]; beforeLease?: () => Promise<unknown> }): Stores {
+  return {
+    ...real,
+    messages: { ...real.messages, queued: (...args) => (seen.reads.push("queue"), real.messages.queued(...args)) },
+    sessions: {
+      ...real.sessions,
+      get: (...args) => (seen.reads.push("session"), real.sessions.get(...args)),
+      async lease(...args) {
+        const hook = seen.beforeLease;
+        seen.beforeLease = undefined;
+        await hook?.();
+        return real.sessions.lease(...args);
+      },
+    },
+  };
+}
 
 let t: Harness;
 let human: string;
@@ -30,10 +32,7 @@ beforeAll(async () => {
   human = await t.token("human");
   runner = await t.token("runner");
 });
-afterAll(async () => {
-  base.send = baseSend;
-  await t?.stop();
-});
+afterAll(() => t?.stop());
 
 const send = (session: string, text: string, from?: string) => t.http(runner, "POST", `/v1/sessions/${session}/messages`, { text, ...(from ? { from_session_id: from } : {}) });
 const messages = (frames: any[]) => frames.filter((f) => f.type === "session.message" && f.kind === "message").map((f) => f.text);
@@ -51,22 +50,24 @@ it("delivers at once to a connected runner whose session awaits nothing", async 
 it("reads the queue twice and the session once to flush a message to a connected runner", async () => {
   const socket = await t.socket(runner);
   await socket.request({ action: "hello", sessions: [{ session_id: "msg_reads" }] });
-  postMessageCalls.clear();
-  expect((await send("msg_reads", "counted")).body.status).toBe("delivered");
-  const [calls] = [...postMessageCalls.values()];
-  const queueQueries = calls.filter((c) => c.command === "QueryCommand" && c.input.ExpressionAttributeValues[":prefix"] === "M#");
-  const sessionGets = calls.filter((c) => c.command === "GetCommand" && c.input.Key.sk === "SESSION");
-  // A look (queue, then session), the lease (which hands the session back), the delivery, a last look at an empty queue;
-  // one more session read is the handler's own check that the session exists.
-  expect({ queueQueries: queueQueries.length, sessionGets: sessionGets.length }).toEqual({ queueQueries: 2, sessionGets: 2 });
+  const seen = { reads: [] as string[] };
+  const tollgate = domainOver(t, { db: (real) => observed(real, seen) });
+  expect((await tollgate.messages.send("acme", "msg_reads", { kind: "message", text: "counted" })).status).toBe("delivered");
+  await socket.next((f) => f.type === "session.message" && f.text === "counted");
+  // A look (queue, then session), the lease (which hands the session back), the delivery, a last look at an empty queue.
+  expect(seen.reads).toEqual(["queue", "session", "queue"]);
 });
 
 it("holds a message when an approval is raised after the flush looked but before it took the lease", async () => {
   const socket = await t.socket(runner);
   await socket.request({ action: "hello", sessions: [{ session_id: "msg_race" }] });
-  beforeLease = () => socket.request({ action: "elicit", session_id: "msg_race", elicitation_id: "race_el", params: { message: "wait" } });
-  expect((await send("msg_race", "not yet")).body.status).toBe("held");
-  expect(beforeLease).toBeUndefined();
+  const seen = {
+    reads: [] as string[],
+    beforeLease: () => socket.request({ action: "elicit", session_id: "msg_race", elicitation_id: "race_el", params: { message: "wait" } }),
+  };
+  const tollgate = domainOver(t, { db: (real) => observed(real, seen) });
+  expect((await tollgate.messages.send("acme", "msg_race", { kind: "message", text: "not yet" })).status).toBe("held");
+  expect(seen.beforeLease).toBeUndefined();
   await sleep(300);
   expect(messages(socket.frames)).toEqual([]);
   await t.http(human, "POST", "/v1/sessions/msg_race/events", { type: "approval", elicitation_id: "race_el", action: "accept" });
