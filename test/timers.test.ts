@@ -46,18 +46,23 @@ async function parked(session: string, id: string, parent?: string, timeout_seco
   return socket;
 }
 
+/** The stream change that marked gone the connection an elicitation is bound to, once `$disconnect` wrote it. */
+async function disconnectRecord(tollgate: ReturnType<typeof late>["tollgate"], elicitationId: string) {
+  const gone = await eventually(async () => {
+    const item = await tollgate.elicitations.find("acme", elicitationId);
+    const connection = await tollgate.connections.find("acme", item!.connection_id!);
+    expect(connection?.gone_at).toBeDefined();
+    return connection as ConnectionItem;
+  });
+  return { old: { ...gone, gone_at: undefined }, new: gone as unknown as Record<string, unknown> };
+}
+
 it("a disconnect handled after its reconnect grace resolves what it left pending runner_gone at once", async () => {
   const socket = await parked("late_gone", "late_gone_el");
   socket.close();
   const { tollgate, scheduled, audience } = late(301_000);
-  const gone = await eventually(async () => {
-    const item = (await tollgate.elicitations.find("acme", "late_gone_el"))!;
-    const connection = await tollgate.connections.find("acme", item.connection_id!);
-    expect(connection?.gone_at).toBeDefined();
-    return connection as ConnectionItem;
-  });
   // The stream record of the disconnect, retried once the grace has passed.
-  await tollgate.react({ old: { ...gone, gone_at: undefined }, new: gone as unknown as Record<string, unknown> }, audience);
+  await tollgate.react(await disconnectRecord(tollgate, "late_gone_el"), audience);
   const item = await tollgate.elicitations.find("acme", "late_gone_el");
   expect(item?.verdict).toMatchObject({ action: "cancel", reason: "runner_gone", resolved_by: "tollgate" });
   expect(scheduled).toEqual([]);
@@ -87,13 +92,7 @@ it("a sub-agent's raise handled after its escalation grace tells the parent at o
 it("a timer not yet due is scheduled, not run", async () => {
   await parked("early_gone", "early_el").then((s) => s.close());
   const { tollgate, scheduled, audience } = late(0);
-  const gone = await eventually(async () => {
-    const item = (await tollgate.elicitations.find("acme", "early_el"))!;
-    const connection = await tollgate.connections.find("acme", item.connection_id!);
-    expect(connection?.gone_at).toBeDefined();
-    return connection as ConnectionItem;
-  });
-  await tollgate.react({ old: { ...gone, gone_at: undefined }, new: gone as unknown as Record<string, unknown> }, audience);
+  await tollgate.react(await disconnectRecord(tollgate, "early_el"), audience);
   expect(scheduled.map((s) => s.timer)).toEqual(["runnerGone"]);
   expect((await tollgate.elicitations.find("acme", "early_el"))?.status).toBe("pending");
 });
