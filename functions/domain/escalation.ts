@@ -4,7 +4,7 @@
  * conditional writes only, so a resolution racing the delivery is always seen by one side.
  */
 import type { Context } from "./context.js";
-import { paramsOf, type BlockState, type ElicitationItem } from "./items.js";
+import { paramsOf, type ElicitationItem } from "./items.js";
 import type { Messages, Outgoing } from "./messages.js";
 import { blockNotice, resolutionNotice } from "./notices.js";
 import type { Sessions } from "./sessions.js";
