@@ -31,7 +31,7 @@ let stacks: Stack[] = [];
 
 let t: Harness;
 beforeAll(async () => {
-  t = await startTollgate({ reconnectGraceSeconds: 1, escalationGraceSeconds: 1 });
+  t = await startTollgate({ reconnectGraceSeconds: 3, escalationGraceSeconds: 3 });
   stacks = Object.values(awsClients()).map((client) => client.middlewareStack as unknown as Stack);
   for (const stack of stacks) {
     stack.add(
@@ -64,9 +64,9 @@ async function everything() {
   await child.request({ action: "elicit", session_id: "iam_child", elicitation_id: "iam_escalates", params: { message: "escalate?" } });
   await child.request({ action: "elicit", session_id: "iam_child", elicitation_id: "iam_cancelled", params: { message: "cancel?" } });
   await child.request({ action: "cancel", elicitation_id: "iam_cancelled" });
-  await child.request({ action: "elicit", session_id: "iam_child", elicitation_id: "iam_times_out", params: { message: "deadline?" }, timeout_seconds: 1 });
+  await child.request({ action: "elicit", session_id: "iam_child", elicitation_id: "iam_times_out", params: { message: "deadline?" }, timeout_seconds: 3 });
   await parent.next((f) => f.kind === "notice", 10_000);
-  // The deadline fires before the session cancel below could resolve it first.
+  // Its deadline fires (Scheduler, 3 s: time enough for the stream to schedule it first) before the session cancel below.
   await child.next((f) => f.type === "elicitation.verdict" && f.elicitation_id === "iam_times_out", 10_000);
   await t.http(runner, "PUT", "/v1/sessions/iam_http", { title: "codex:iam" });
   await t.http(runner, "POST", "/v1/sessions/iam_http/events", { type: "response.elicitation_request", elicitation_id: "iam_h1", params: { message: "h1?" } });
@@ -86,7 +86,7 @@ async function everything() {
   await gone.request({ action: "hello", sessions: [{ session_id: "iam_gone" }] });
   await gone.request({ action: "elicit", session_id: "iam_gone", elicitation_id: "iam_gone_el", params: { message: "gone?" } });
   gone.close();
-  await sleep(2_500); // deadline, runner-gone and escalation timers fire; the stream settles
+  await sleep(4_500); // the runner-gone timer fires; the stream settles
 }
 
 it("calls only what the catalog (and so its IAM policy) allows, in every function", { timeout: 60_000 }, async () => {
