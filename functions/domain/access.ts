@@ -1,24 +1,7 @@
-/** Who may do what (PROTOCOL.md "Authentication and tenants"), in one table. */
+/** The role table's checks (shared/permissions.ts), called first by every domain operation. */
 import { forbidden } from "../shared/errors.js";
-import type { Role } from "../shared/schemas.js";
+import { permissions, type Operation } from "../shared/permissions.js";
 import type { Caller } from "./items.js";
-
-const RUNNER: Role[] = ["runner", "service"];
-const HUMAN: Role[] = ["human", "service"];
-
-export const permissions = {
-  registerSession: RUNNER,
-  raise: RUNNER,
-  cancel: RUNNER,
-  sendMessage: RUNNER,
-  receive: RUNNER,
-  answer: HUMAN,
-  read: HUMAN,
-  subscribe: HUMAN,
-  peek: ["runner", "human", "service"] as Role[],
-} as const;
-
-export type Operation = keyof typeof permissions;
 
 export function requireRole(caller: Caller, operation: Operation): void {
   if (!permissions[operation].includes(caller.role)) throw forbidden(`role '${caller.role}' may not ${operation}`);

@@ -5,7 +5,7 @@
  * The WebSocket frames are JSON Schemas among the components, named in `x-websocket` (docs/api.md says why).
  */
 import * as z from "zod";
-import { permissions, type Operation as Permission } from "../domain/access.js";
+import { permissions, type Operation as Permission } from "./permissions.js";
 import { functions, type FunctionName } from "../catalog.js";
 import { errorStatus, type ErrorCode } from "./errors.js";
 import * as replies from "./replies.js";
@@ -59,7 +59,7 @@ type Component = keyof typeof components;
 
 interface Operation {
   summary: string;
-  /** The permissions (domain/access.ts) the call needs: its roles follow from them. */
+  /** The permissions (permissions.ts) the call needs: its roles follow from them. */
   needs?: Permission[];
   body?: Component;
   query?: z.ZodObject;

@@ -1,0 +1,19 @@
+/** Who may do what (docs/protocol.md "Authentication and tenants"), in one table: the domain enforces it, the OpenAPI document states it. */
+import type { Role } from "./schemas.js";
+
+const RUNNER: Role[] = ["runner", "service"];
+const HUMAN: Role[] = ["human", "service"];
+
+export const permissions = {
+  registerSession: RUNNER,
+  raise: RUNNER,
+  cancel: RUNNER,
+  sendMessage: RUNNER,
+  receive: RUNNER,
+  answer: HUMAN,
+  read: HUMAN,
+  subscribe: HUMAN,
+  peek: ["runner", "human", "service"] as Role[],
+} as const;
+
+export type Operation = keyof typeof permissions;
