@@ -24,6 +24,20 @@ import { acknowledgeWildcardResource } from "./nag.js";
 export const esmRequireBanner =
   "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
 
+/** Where the `@connections` API of the WebSocket stage is. */
+export interface ConnectionsBinding {
+  apiId: string;
+  stageName: string;
+  callbackUrl: string;
+}
+
+/** Tollgate's schedule group, the role its schedules run with, and what they invoke. */
+export interface SchedulerBinding {
+  groupName: string;
+  role: iam.IRole;
+  timerFunctions: Record<TimerName, lambda.IFunction>;
+}
+
 export interface TollgateFunctionProps {
   name: FunctionName;
   spec: FunctionSpec;
@@ -157,7 +171,7 @@ export class TollgateFunction extends Construct {
   }
 
   /** `execute-api:ManageConnections` for POST on `@connections` of this one stage. */
-  bindConnections(props: { apiId: string; stageName: string; callbackUrl: string }): void {
+  bindConnections(props: ConnectionsBinding): void {
     const stack = Stack.of(this);
     this.addEnv(env.connectionsUrl, props.callbackUrl);
     const connections = stack.formatArn({
@@ -184,11 +198,7 @@ export class TollgateFunction extends Construct {
    * Create, read and delete the one-time schedules of Tollgate's group (names are minted at run
    * time, hence the `/*`), and pass exactly the scheduler role to them.
    */
-  bindScheduler(props: {
-    groupName: string;
-    role: iam.IRole;
-    timerFunctions: Record<TimerName, lambda.IFunction>;
-  }): void {
+  bindScheduler(props: SchedulerBinding): void {
     const stack = Stack.of(this);
     this.addEnv(env.schedulerGroup, props.groupName);
     this.addEnv(env.schedulerRoleArn, props.role.roleArn);
@@ -224,8 +234,8 @@ export class TollgateFunction extends Construct {
   }
 
   /** `secretsmanager:GetSecretValue` on the JWT secret, and its ARN in the environment. */
-  bindJwtSecret(secret: ISecret, arn: string): void {
-    this.addEnv(env.jwtSecretArn, arn);
+  bindJwtSecret(secret: ISecret): void {
+    this.addEnv(env.jwtSecretArn, secret.secretArn);
     this.role.addToPolicy(
       new iam.PolicyStatement({
         sid: "ReadJwtSecret",

@@ -579,6 +579,21 @@ describe("alarms and outputs", () => {
 });
 
 describe("deployability", () => {
+  it("the stack's parts are invisible to CloudFormation: what holds state keeps its logical id and name", () => {
+    // A new logical id or name replaces the resource on update: data, secret, queued failures,
+    // the stream's position or pending schedules would be lost. These are the ids and names
+    // the stack gave them when everything sat directly under it.
+    const typeOf = (id: string) => s.json.Resources[id]?.Type;
+    expect(typeOf("ElicitationsF5B48C82")).toBe("AWS::DynamoDB::Table");
+    expect(typeOf("JwtSecretB8834B39")).toBe("AWS::SecretsManager::Secret");
+    expect(typeOf("FailureQueue4F308C52")).toBe("AWS::SQS::Queue");
+    expect(typeOf("AlarmKeyE05DE300")).toBe("AWS::KMS::Key");
+    expect(typeOf("AlarmTopicD01E77F9")).toBe("AWS::SNS::Topic");
+    expect(typeOf("StreamsFunctionDynamoDBEventSourceTollgateElicitationsCF34703D2B898D7E")).toBe("AWS::Lambda::EventSourceMapping");
+    expect(s.json.Resources.ScheduleGroup4D377372?.Properties.Name).toBe("Tollgate-ScheduleGroup-6A69BFB5");
+    expect(s.stack.node.tryFindChild("Data")).toBeDefined();
+  });
+
   it("has no dependency cycle between resources (CloudFormation would refuse it)", () => {
     const graph = new Map<string, Set<string>>();
     for (const [id, r] of Object.entries(s.json.Resources)) {
