@@ -1,8 +1,10 @@
 /**
  * Alarms, all to one KMS-encrypted SNS topic: the failure queue's first message, every function's
- * errors and throttles, the stream's iterator age, and HTTP 5xx answers.
+ * errors and throttles, the stream's iterator age, HTTP 5xx answers, and Scheduler's target
+ * errors, dropped invocations and dead letters. The topic's policy (which replaces SNS's default
+ * once it exists) and the key's policy let CloudWatch publish for these alarms only.
  */
-import { Duration, type RemovalPolicy, Stack } from "aws-cdk-lib";
+import { ArnFormat, Duration, type RemovalPolicy, Stack } from "aws-cdk-lib";
 import type * as apigwv2 from "aws-cdk-lib/aws-apigatewayv2";
 import * as cloudwatch from "aws-cdk-lib/aws-cloudwatch";
 import * as cwActions from "aws-cdk-lib/aws-cloudwatch-actions";
@@ -14,10 +16,12 @@ import type * as sqs from "aws-cdk-lib/aws-sqs";
 import { Construct } from "constructs";
 import type { TollgateFunctions } from "./functions.js";
 import { StackPart } from "./part.js";
+import type { TollgateSchedules } from "./schedules.js";
 
 export interface AlarmsProps {
   functions: TollgateFunctions;
   failureQueue: sqs.IQueue;
+  schedules: TollgateSchedules;
   httpApi: apigwv2.IHttpApi;
   alarmEmail?: string;
   removalPolicy: RemovalPolicy;
@@ -38,7 +42,8 @@ export class TollgateAlarms extends StackPart {
 
   constructor(scope: Construct, id: string, props: AlarmsProps) {
     super(scope, id);
-    const account = Stack.of(this).account;
+    const stack = Stack.of(this);
+    const account = stack.account;
     const key = new kms.Key(this, "AlarmKey", {
       description: "Tollgate: encrypts the alarm topic (CloudWatch may use it to publish)",
       enableKeyRotation: true,
@@ -50,7 +55,21 @@ export class TollgateAlarms extends StackPart {
         principals: [new iam.ServicePrincipal("cloudwatch.amazonaws.com")],
         actions: ["kms:Decrypt", "kms:GenerateDataKey*"],
         resources: ["*"],
-        conditions: { StringEquals: { "aws:SourceAccount": account } },
+        conditions: {
+          StringEquals: { "aws:SourceAccount": account },
+          // The key encrypts this one topic; the topic's policy narrows publishing to its alarms.
+          ArnLike: { "aws:SourceArn": stack.formatArn({ service: "cloudwatch", resource: "alarm", resourceName: "*", arnFormat: ArnFormat.COLON_RESOURCE_NAME }) },
+        },
+      }),
+    );
+    key.addToResourcePolicy(
+      new iam.PolicyStatement({
+        sid: "GrantsForAwsServicesOnly",
+        effect: iam.Effect.DENY,
+        principals: [new iam.AnyPrincipal()],
+        actions: ["kms:CreateGrant"],
+        resources: ["*"],
+        conditions: { BoolIfExists: { "kms:GrantIsForAWSResource": "false", "aws:PrincipalIsAWSService": "false" } },
       }),
     );
     this.topic = new sns.Topic(this, "AlarmTopic", {
@@ -67,6 +86,7 @@ export class TollgateAlarms extends StackPart {
       ...atLeastOne,
     });
     this.functionAlarms(props.functions);
+    this.schedulerAlarms(props.schedules);
     this.alarm(this, "HttpServerErrorsAlarm", {
       alarmDescription: "Tollgate HTTP API: 5xx answers",
       metric: props.httpApi.metricServerError({ period: fiveMinutes, statistic: "Sum" }),
@@ -74,6 +94,48 @@ export class TollgateAlarms extends StackPart {
       evaluationPeriods: 1,
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+    this.allowCloudWatchToPublish(account);
+  }
+
+  /** With a topic policy in place SNS's default is gone: CloudWatch may publish for these alarms. */
+  private allowCloudWatchToPublish(account: string): void {
+    this.topic.addToResourcePolicy(
+      new iam.PolicyStatement({
+        sid: "CloudWatchAlarmsPublish",
+        principals: [new iam.ServicePrincipal("cloudwatch.amazonaws.com")],
+        actions: ["sns:Publish"],
+        resources: [this.topic.topicArn],
+        conditions: {
+          StringEquals: { "aws:SourceAccount": account },
+          ArnEquals: { "aws:SourceArn": this.alarms.map((a) => a.alarmArn) },
+        },
+      }),
+    );
+  }
+
+  /** A schedule that could not invoke its timer, was dropped, or could not even be dead-lettered. */
+  private schedulerAlarms(schedules: TollgateSchedules): void {
+    const group = schedules.group;
+    this.alarm(this, "SchedulerDeadLetterAlarm", {
+      alarmDescription: "Tollgate: a schedule's invocation failed all Scheduler retries (its timer never ran)",
+      metric: schedules.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1), statistic: "Maximum" }),
+      ...atLeastOne,
+    });
+    this.alarm(this, "SchedulerTargetErrorsAlarm", {
+      alarmDescription: "Tollgate Scheduler: invoking a timer function failed",
+      metric: group.metricTargetErrors({ period: fiveMinutes, statistic: "Sum" }),
+      ...atLeastOne,
+    });
+    this.alarm(this, "SchedulerDroppedAlarm", {
+      alarmDescription: "Tollgate Scheduler: an invocation was dropped (no retries left and no dead letter)",
+      metric: group.metricDropped({ period: fiveMinutes, statistic: "Sum" }),
+      ...atLeastOne,
+    });
+    this.alarm(this, "SchedulerDeadLetterFailedAlarm", {
+      alarmDescription: "Tollgate Scheduler: a failed invocation could not be sent to the dead-letter queue",
+      metric: group.metricFailedToBeSentToDLQ(undefined, { period: fiveMinutes, statistic: "Sum" }),
+      ...atLeastOne,
     });
   }
 

@@ -4,6 +4,7 @@
  */
 import { Duration, type RemovalPolicy, Stack, Validations } from "aws-cdk-lib";
 import * as dynamodb from "aws-cdk-lib/aws-dynamodb";
+import * as kms from "aws-cdk-lib/aws-kms";
 import * as secretsmanager from "aws-cdk-lib/aws-secretsmanager";
 import * as sqs from "aws-cdk-lib/aws-sqs";
 import type { Construct } from "constructs";
@@ -22,6 +23,8 @@ export function deadLetterQueue(scope: Construct, id: string, reason: string): s
     encryption: sqs.QueueEncryption.SQS_MANAGED,
     enforceSSL: true,
     retentionPeriod: Duration.days(14),
+    // SQS's default, stated: it marks the queue as a dead-letter queue, which it is.
+    redriveAllowPolicy: { redrivePermission: sqs.RedrivePermission.ALLOW_ALL },
   });
   Validations.of(queue).acknowledge({ id: "AwsSolutions-SQS3", reason });
   return queue;
@@ -30,6 +33,8 @@ export function deadLetterQueue(scope: Construct, id: string, reason: string): s
 export class TollgateData extends StackPart {
   readonly table: dynamodb.Table;
   readonly jwtSecret: secretsmanager.ISecret;
+  /** The customer managed key a bring-your-own JWT secret is encrypted with, if any. */
+  readonly jwtSecretKey?: kms.IKey;
   readonly failureQueue: sqs.Queue;
 
   constructor(scope: Construct, id: string, props: DataProps) {
@@ -58,6 +63,7 @@ export class TollgateData extends StackPart {
     }
 
     this.jwtSecret = cfg.jwtSecretArn ? this.existingSecret(cfg.jwtSecretArn) : this.generatedSecret(removalPolicy);
+    if (cfg.jwtSecretKeyArn) this.jwtSecretKey = kms.Key.fromKeyArn(this, "JwtSecretKey", cfg.jwtSecretKeyArn);
 
     // Everything that fails after its retries lands here: stream batches (onFailure) and
     // Scheduler's asynchronous timer invocations (Lambda async onFailure destination).

@@ -6,6 +6,7 @@
  */
 import { Duration, type RemovalPolicy, Validations } from "aws-cdk-lib";
 import type * as dynamodb from "aws-cdk-lib/aws-dynamodb";
+import type * as kms from "aws-cdk-lib/aws-kms";
 import type * as lambda from "aws-cdk-lib/aws-lambda";
 import { StartingPosition } from "aws-cdk-lib/aws-lambda";
 import { SqsDestination } from "aws-cdk-lib/aws-lambda-destinations";
@@ -37,6 +38,7 @@ export interface FunctionBindings {
   config: TollgateConfig;
   table: dynamodb.ITable;
   jwtSecret: secretsmanager.ISecret;
+  jwtSecretKey?: kms.IKey;
   failureQueue: sqs.IQueue;
   connections: ConnectionsBinding;
   scheduler: SchedulerBinding;
@@ -76,7 +78,7 @@ export class TollgateFunctions extends StackPart {
       f.bindTable(b.table, spec.table);
       if (spec.connections) f.bindConnections(b.connections);
       if (spec.scheduler) f.bindScheduler(b.scheduler);
-      if (spec.verifiesTokens) f.bindJwtSecret(b.jwtSecret);
+      if (spec.verifiesTokens) f.bindJwtSecret(b.jwtSecret, b.jwtSecretKey);
       if (spec.rateLimited) f.setRateLimits(b.config.rateLimits);
       if (spec.scheduler || spec.trigger.kind === "timer") {
         f.setGraces({

@@ -11,6 +11,7 @@ import * as logs from "aws-cdk-lib/aws-logs";
 import type { Construct } from "constructs";
 import type { TollgateConfig } from "./config.js";
 import type { TollgateFunctions } from "./functions.js";
+import { acknowledgeApiInvokePermissions, acknowledgeLogGroupChoices } from "./nag.js";
 import { StackPart } from "./part.js";
 import { constructIdFor } from "./tollgate-function.js";
 
@@ -48,6 +49,7 @@ export class TollgateHttpApi extends StackPart {
       retention: props.logRetention,
       removalPolicy: props.removalPolicy,
     });
+    acknowledgeLogGroupChoices(accessLogs);
     this.stage = this.api.addStage("HttpStage", {
       stageName: "$default",
       autoDeploy: true,
@@ -80,12 +82,14 @@ export class TollgateHttpApi extends StackPart {
         }),
       });
     }
-    Validations.of(this.api).acknowledge({
-      id: "AwsSolutions-APIG4",
-      reason:
-        "Bearer tokens are verified inside each handler so that refusals keep PROTOCOL.md's " +
-        '{"error":{"code":"unauthorized"}} body and codes, which an API Gateway authorizer cannot produce; ' +
-        "GET /healthz is public by design.",
-    });
+    const reason =
+      "Bearer tokens are verified inside each handler so that refusals keep PROTOCOL.md's " +
+      '{"error":{"code":"unauthorized"}} body and codes, which an API Gateway authorizer cannot produce; ' +
+      "GET /healthz is public by design.";
+    Validations.of(this.api).acknowledge(
+      { id: "AwsSolutions-APIG4", reason },
+      { id: "cdk-validator-cfnguard::api_gw_v2_authorization_type_configured_check", reason },
+    );
+    acknowledgeApiInvokePermissions(this.api);
   }
 }

@@ -8,7 +8,7 @@
  * The parts, in dependency order (CloudFormation must see no cycle):
  *   data       table, JWT secret, failure queue
  *   functions  one per catalog entry, each with its own role and log group
- *   schedules  schedule group + scheduler role (invokes the timer functions only)
+ *   schedules  schedule group, scheduler role (invokes the timer functions only), dead-letter queue
  *   WebSocket  API, stage, routes (the API resource itself references no function)
  *   bindings   each function's grants and environment: table, @connections from the API id and
  *              the stage's name, schedules, secret, limits, graces
@@ -83,6 +83,7 @@ export class TollgateStack extends Stack {
       config: cfg,
       table: this.data.table,
       jwtSecret: this.data.jwtSecret,
+      jwtSecretKey: this.data.jwtSecretKey,
       failureQueue: this.data.failureQueue,
       connections: this.webSocket.connections,
       scheduler: this.schedules.binding,
@@ -92,6 +93,7 @@ export class TollgateStack extends Stack {
     this.alarms = new TollgateAlarms(this, "Alarms", {
       functions: this.lambdas,
       failureQueue: this.data.failureQueue,
+      schedules: this.schedules,
       httpApi: this.http.api,
       alarmEmail: cfg.alarmEmail,
       removalPolicy,

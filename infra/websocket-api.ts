@@ -14,6 +14,7 @@ import * as logs from "aws-cdk-lib/aws-logs";
 import type { Construct } from "constructs";
 import type { TollgateConfig } from "./config.js";
 import type { TollgateFunctions } from "./functions.js";
+import { acknowledgeApiInvokePermissions, acknowledgeLogGroupChoices } from "./nag.js";
 import { StackPart } from "./part.js";
 import { type ConnectionsBinding, constructIdFor } from "./tollgate-function.js";
 
@@ -41,33 +42,14 @@ export class TollgateWebSocketApi extends StackPart {
       description: "Tollgate WebSocket API (PROTOCOL.md: runners and the approval inbox)",
       routeSelectionExpression: "$request.body.action",
     });
-    const accessLogs = new logs.LogGroup(this, "WebSocketAccessLogs", {
-      retention: props.logRetention,
-      removalPolicy: props.removalPolicy,
-    });
     this.stage = new apigwv2.WebSocketStage(this, "WebSocketStage", {
       webSocketApi: this.api,
       stageName: webSocketStageName,
       autoDeploy: true,
       throttle: cfg.wsThrottle,
-      accessLogSettings: {
-        destination: new apigwv2.LogGroupLogDestination(accessLogs),
-        format: apigw.AccessLogFormat.custom(
-          JSON.stringify({
-            requestId: "$context.requestId",
-            connectionId: "$context.connectionId",
-            eventType: "$context.eventType",
-            routeKey: "$context.routeKey",
-            status: "$context.status",
-            requestTime: "$context.requestTimeEpoch",
-            ip: "$context.identity.sourceIp",
-            integrationLatency: "$context.integration.latency",
-            error: "$context.error.message",
-            authorizerError: "$context.authorizer.error",
-          }),
-        ),
-      },
+      accessLogSettings: cfg.webSocketAccessLogs ? this.accessLogs(props) : undefined,
     });
+    if (!cfg.webSocketAccessLogs) this.acknowledgeNoAccessLogs();
     if (cfg.apiGatewayCloudWatchRole) this.addAccountLogRole();
     this.addRoutes(props.functions, cfg.wsIdentitySource);
   }
@@ -75,6 +57,43 @@ export class TollgateWebSocketApi extends StackPart {
   /** Where the functions that push to connections post, and what they are granted. */
   get connections(): ConnectionsBinding {
     return { apiId: this.api.apiId, stageName: this.stage.stageName, callbackUrl: this.stage.callbackUrl };
+  }
+
+  /** One JSON line per connect, frame and disconnect. */
+  private accessLogs(props: WebSocketApiProps): apigwv2.IAccessLogSettings {
+    const group = new logs.LogGroup(this, "WebSocketAccessLogs", {
+      retention: props.logRetention,
+      removalPolicy: props.removalPolicy,
+    });
+    acknowledgeLogGroupChoices(group);
+    return {
+      destination: new apigwv2.LogGroupLogDestination(group),
+      format: apigw.AccessLogFormat.custom(
+        JSON.stringify({
+          requestId: "$context.requestId",
+          connectionId: "$context.connectionId",
+          eventType: "$context.eventType",
+          routeKey: "$context.routeKey",
+          status: "$context.status",
+          requestTime: "$context.requestTimeEpoch",
+          ip: "$context.identity.sourceIp",
+          integrationLatency: "$context.integration.latency",
+          error: "$context.error.message",
+          authorizerError: "$context.authorizer.error",
+        }),
+      ),
+    };
+  }
+
+  private acknowledgeNoAccessLogs(): void {
+    const reason =
+      "WebSocket access logs need the account-wide API Gateway CloudWatch Logs role, which this stack " +
+      "does not set unless asked (tollgate:apiGatewayCloudWatchRole or tollgate:webSocketAccessLogs, " +
+      "docs/deploy.md); every handler still logs each frame it serves to its own log group.";
+    Validations.of(this.stage).acknowledge(
+      { id: "AwsSolutions-APIG1", reason },
+      { id: "cdk-validator-cfnguard::api_gw_v2_access_logs_enabled_check", reason },
+    );
   }
 
   /** WebSocket (unlike HTTP) API access logging needs the account-level CloudWatch Logs role. */
@@ -120,13 +139,15 @@ export class TollgateWebSocketApi extends StackPart {
         returnResponse: !lifecycle,
       });
       if (!isConnect) {
-        Validations.of(route).acknowledge({
-          id: "AwsSolutions-APIG4",
-          reason:
-            "API Gateway runs WebSocket authorizers on $connect only; every later frame of the connection is " +
-            "authorised by the $connect authorizer, and handlers check the caller recorded for the connection.",
-        });
+        const reason =
+          "API Gateway runs WebSocket authorizers on $connect only; every later frame of the connection is " +
+          "authorised by the $connect authorizer, and handlers check the caller recorded for the connection.";
+        Validations.of(route).acknowledge(
+          { id: "AwsSolutions-APIG4", reason },
+          { id: "cdk-validator-cfnguard::api_gw_v2_authorization_type_configured_check", reason },
+        );
       }
     }
+    acknowledgeApiInvokePermissions(this.api);
   }
 }

@@ -447,22 +447,13 @@ describe("WebSocket API", () => {
     expect(() => synth({ "tollgate:wsIdentitySource": "$request.header.Authorization" })).toThrow(/wsIdentitySource/);
   });
 
-  it("has the `live` stage, auto-deployed, throttled, with access logs (and the account log role)", () => {
+  it("has the `live` stage, auto-deployed and throttled (access logs: test/infra/aws-rules.test.ts)", () => {
     s.template.hasResourceProperties("AWS::ApiGatewayV2::Stage", {
       ApiId: { Ref: wsApiId() },
       StageName: webSocketStageName,
       AutoDeploy: true,
       DefaultRouteSettings: { ThrottlingRateLimit: 50, ThrottlingBurstLimit: 100 },
-      AccessLogSettings: { DestinationArn: Match.anyValue(), Format: Match.stringLikeRegexp("\\$context\\.connectionId") },
     });
-    const [accountId] = only(resourcesOfType(s.json, "AWS::ApiGateway::Account"), "account setting");
-    const [, stage] = only(
-      resourcesOfType(s.json, "AWS::ApiGatewayV2::Stage").filter(([, r]) => r.Properties.ApiId.Ref === wsApiId()),
-      "ws stage",
-    );
-    expect(asArray(stage.DependsOn)).toContain(accountId);
-    const c = synth({ "tollgate:apiGatewayCloudWatchRole": false });
-    expect(resourcesOfType(c.json, "AWS::ApiGateway::Account")).toEqual([]);
   });
 });
 
@@ -524,10 +515,10 @@ describe("scheduler", () => {
     expect(role.Properties.ManagedPolicyArns).toBeUndefined();
   });
 
-  it("the scheduler role may invoke the timer functions and nothing else", () => {
+  it("the scheduler role may invoke the timer functions and send dead letters, nothing else", () => {
     const roleId = logicalId(s.stack, s.stack.schedulerRole.node.defaultChild);
-    const statements = statementsOf(s.json, roleId);
-    expect(actionsOf(statements)).toEqual(["lambda:InvokeFunction"]);
+    expect(actionsOf(statementsOf(s.json, roleId))).toEqual(["lambda:InvokeFunction", "sqs:SendMessage"]);
+    const statements = statementsOf(s.json, roleId).filter((st) => st.Action === "lambda:InvokeFunction");
     const invoked = statements.flatMap((st) => asArray(st.Resource));
     const timers = Object.values(timerFunctions).map((n) => ({ "Fn::GetAtt": [s.fnId(n), "Arn"] }));
     expect(invoked).toHaveLength(timers.length);
