@@ -3,30 +3,21 @@
  * and the `$default` stage with throttling and JSON access logs. No API Gateway authorizer: the
  * handlers verify bearer tokens so that refusals keep the contract's error bodies.
  */
-import { Duration, type RemovalPolicy, Stack, Validations } from "aws-cdk-lib";
+import { Duration, Stack, Validations } from "aws-cdk-lib";
 import * as apigw from "aws-cdk-lib/aws-apigateway";
 import * as apigwv2 from "aws-cdk-lib/aws-apigatewayv2";
 import { HttpLambdaIntegration } from "aws-cdk-lib/aws-apigatewayv2-integrations";
 import * as logs from "aws-cdk-lib/aws-logs";
 import type { Construct } from "constructs";
-import type { TollgateConfig } from "./config.js";
-import type { TollgateFunctions } from "./functions.js";
 import { acknowledgeApiInvokePermissions, acknowledgeLogGroupChoices } from "./nag.js";
-import { StackPart } from "./part.js";
+import { type ApiPartProps, StackPart } from "./part.js";
 import { constructIdFor } from "./tollgate-function.js";
-
-export interface HttpApiProps {
-  config: TollgateConfig;
-  functions: TollgateFunctions;
-  logRetention: logs.RetentionDays;
-  removalPolicy: RemovalPolicy;
-}
 
 export class TollgateHttpApi extends StackPart {
   readonly api: apigwv2.HttpApi;
   readonly stage: apigwv2.HttpStage;
 
-  constructor(scope: Construct, id: string, props: HttpApiProps) {
+  constructor(scope: Construct, id: string, props: ApiPartProps) {
     super(scope, id);
     const { config: cfg } = props;
     this.api = new apigwv2.HttpApi(this, "HttpApi", {
@@ -85,7 +76,7 @@ export class TollgateHttpApi extends StackPart {
     const reason =
       "Bearer tokens are verified inside each handler so that refusals keep PROTOCOL.md's " +
       '{"error":{"code":"unauthorized"}} body and codes, which an API Gateway authorizer cannot produce; ' +
-      "GET /healthz is public by design.";
+      "the routes the catalog marks public (GET /healthz, GET /openapi.json) are public by design.";
     Validations.of(this.api).acknowledge(
       { id: "AwsSolutions-APIG4", reason },
       { id: "cdk-validator-cfnguard::api_gw_v2_authorization_type_configured_check", reason },

@@ -12,27 +12,19 @@ import { WebSocketLambdaIntegration } from "aws-cdk-lib/aws-apigatewayv2-integra
 import * as iam from "aws-cdk-lib/aws-iam";
 import * as logs from "aws-cdk-lib/aws-logs";
 import type { Construct } from "constructs";
-import type { TollgateConfig } from "./config.js";
-import type { TollgateFunctions } from "./functions.js";
 import { acknowledgeApiInvokePermissions, acknowledgeLogGroupChoices } from "./nag.js";
-import { StackPart } from "./part.js";
+import type { TollgateFunctions } from "./functions.js";
+import { type ApiPartProps, StackPart } from "./part.js";
 import { type ConnectionsBinding, constructIdFor } from "./tollgate-function.js";
 
 /** Stage of the WebSocket API; part of the wss:// URL and of the @connections base URL. */
 export const webSocketStageName = "live";
 
-export interface WebSocketApiProps {
-  config: TollgateConfig;
-  functions: TollgateFunctions;
-  logRetention: logs.RetentionDays;
-  removalPolicy: RemovalPolicy;
-}
-
 export class TollgateWebSocketApi extends StackPart {
   readonly api: apigwv2.WebSocketApi;
   readonly stage: apigwv2.WebSocketStage;
 
-  constructor(scope: Construct, id: string, props: WebSocketApiProps) {
+  constructor(scope: Construct, id: string, props: ApiPartProps) {
     super(scope, id);
     const { config: cfg } = props;
     const stackName = Stack.of(this).stackName;
@@ -60,7 +52,7 @@ export class TollgateWebSocketApi extends StackPart {
   }
 
   /** One JSON line per connect, frame and disconnect. */
-  private accessLogs(props: WebSocketApiProps): apigwv2.IAccessLogSettings {
+  private accessLogs(props: ApiPartProps): apigwv2.IAccessLogSettings {
     const group = new logs.LogGroup(this, "WebSocketAccessLogs", {
       retention: props.logRetention,
       removalPolicy: props.removalPolicy,
