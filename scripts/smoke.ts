@@ -10,25 +10,25 @@ import { randomUUID } from "node:crypto";
 import { parseArgs } from "node:util";
 import * as z from "zod";
 import { mintToken } from "../local/tokens.js";
-import { TollgateRunner, type SessionMessage, type Verdict } from "../sdk/runner.js";
+import { type SessionMessage, TollgateRunner, type Verdict } from "../sdk/runner.js";
 
 const seconds = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
 const FlagShape = z.object({
-    http: z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, "")),
-    ws: z.url({ protocol: /^wss?$/ }),
-    secret: z.string().min(1).optional(),
-    "runner-token": z.string().min(1).optional(),
-    "human-token": z.string().min(1).optional(),
-    "service-token": z.string().min(1).optional(),
-    /** The tenant of the tokens minted from --secret. */
-    tenant: z.string().min(1).default("smoke"),
-    /** `timeout_seconds` of the deadline step, and how long to wait for its timeout (Scheduler fires up to a minute late). */
-    "deadline-seconds": seconds(60),
-    "deadline-wait-seconds": seconds(150),
-    /** The escalation grace the stack was deployed with, and how long past it to wait for the notice. */
-    "grace-seconds": seconds(120),
-    "notice-slack-seconds": seconds(90),
+  http: z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, "")),
+  ws: z.url({ protocol: /^wss?$/ }),
+  secret: z.string().min(1).optional(),
+  "runner-token": z.string().min(1).optional(),
+  "human-token": z.string().min(1).optional(),
+  "service-token": z.string().min(1).optional(),
+  /** The tenant of the tokens minted from --secret. */
+  tenant: z.string().min(1).default("smoke"),
+  /** `timeout_seconds` of the deadline step, and how long to wait for its timeout (Scheduler fires up to a minute late). */
+  "deadline-seconds": seconds(60),
+  "deadline-wait-seconds": seconds(150),
+  /** The escalation grace the stack was deployed with, and how long past it to wait for the notice. */
+  "grace-seconds": seconds(120),
+  "notice-slack-seconds": seconds(90),
 });
 const Flags = FlagShape.refine((f) => f.secret || f["service-token"] || (f["runner-token"] && f["human-token"]), {
   message: "give --secret, or --runner-token with --human-token, or --service-token",
@@ -41,6 +41,23 @@ function check(ok: boolean, what: string): asserts ok {
   if (!ok) throw new SmokeFailure(what);
 }
 
+const nothingWithin = (what: string, ms: number) => new SmokeFailure(`${what}: nothing within ${Math.round(ms / 1000)} s`);
+
+/** Poll until `probe` holds, at most `ms`. */
+async function until(ms: number, what: string, probe: () => Promise<boolean> | boolean): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await probe())) {
+    if (Date.now() > end) throw nothingWithin(what, ms);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(nothingWithin(what, ms)), ms)));
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
 async function tokensOf(f: Flags): Promise<{ runner: string; human: string }> {
   if (f.secret) {
     const sub = `smoke-${randomUUID().slice(0, 8)}`;
@@ -50,31 +67,10 @@ async function tokensOf(f: Flags): Promise<{ runner: string; human: string }> {
   return { runner: f["runner-token"] ?? f["service-token"]!, human: f["human-token"] ?? f["service-token"]! };
 }
 
-/** Poll until `probe` returns something, at most `ms`. */
-async function within<T>(ms: number, what: string, probe: () => Promise<T | undefined> | T | undefined): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    check(Date.now() < end, `${what}: nothing within ${Math.round(ms / 1000)} s`);
-    await new Promise((r) => setTimeout(r, 500));
-  }
-}
-
-function deadlineOf<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new SmokeFailure(`${what}: nothing within ${Math.round(ms / 1000)} s`)), ms)));
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
-}
-
-async function smoke(f: Flags, print: (line: string) => void): Promise<void> {
-  const tokens = await tokensOf(f);
-  const run = randomUUID().slice(0, 8);
-  const parent = `smoke_${run}`;
-  const child = `smoke_${run}_child`;
-  const messages: SessionMessage[] = [];
-  const http = async (token: string, method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${f.http}${path}`, {
+/** The HTTP API as the smoke test calls it: status and parsed body, never a throw for a status. */
+function httpApi(base: string) {
+  return async (token: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> => {
+    const res = await fetch(`${base}${path}`, {
       method,
       headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
       body: body === undefined ? undefined : JSON.stringify(body),
@@ -82,63 +78,71 @@ async function smoke(f: Flags, print: (line: string) => void): Promise<void> {
     const text = await res.text();
     return { status: res.status, body: text ? JSON.parse(text) : undefined };
   };
-  const pending = async (session: string) => {
-    const res = await http(tokens.human, "GET", `/v1/sessions/${session}`);
-    check(res.status === 200, `GET /v1/sessions/${session}: ${res.status} ${JSON.stringify(res.body)}`);
-    return res.body.pending_elicitations_count as number;
-  };
-  const step = async <T>(name: string, body: () => Promise<T>): Promise<T> => {
-    const started = Date.now();
-    const value = await body();
-    print(`ok  ${name} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
-    return value;
-  };
+}
+
+const expectVerdict = (v: Verdict, action: Verdict["action"], reason: Verdict["reason"]) =>
+  check(v.action === action && v.reason === reason, `verdict ${v.action}/${v.reason}, expected ${action}/${reason}`);
+
+async function smoke(f: Flags, print: (line: string) => void): Promise<void> {
+  const tokens = await tokensOf(f);
+  const http = httpApi(f.http);
+  const run = randomUUID().slice(0, 8);
+  const parent = `smoke_${run}`;
+  const child = `smoke_${run}_child`;
+  const messages: SessionMessage[] = [];
   const runner = new TollgateRunner({
     url: f.ws,
     token: tokens.runner,
     sessions: [{ session_id: parent, title: "smoke:parent" }, { session_id: child, parent_session_id: parent, title: "smoke:child" }],
     onMessage: (m) => messages.push(m),
   });
+  const step = async (name: string, body: () => Promise<unknown>) => {
+    const started = Date.now();
+    await body();
+    print(`ok  ${name} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+  };
   const park = (session: string, timeoutSeconds?: number) => {
     const id = `elicit_smoke_${randomUUID()}`;
     const verdict = runner.elicit({ sessionId: session, elicitationId: id, params: { message: `Smoke test ${run}: approve?` }, timeoutSeconds });
-    verdict.catch(() => undefined); // awaited below; a refusal is reported there
+    verdict.catch(() => undefined); // awaited by its step, which reports a refusal
     return { id, verdict };
   };
-  const expectVerdict = (v: Verdict, action: Verdict["action"], reason: Verdict["reason"]) =>
-    check(v.action === action && v.reason === reason, `verdict ${v.action}/${v.reason}, expected ${action}/${reason}`);
+  const badgeIs = (n: number) =>
+    until(10_000, `badge ${n}`, async () => {
+      const res = await http(tokens.human, "GET", `/v1/sessions/${parent}`);
+      check(res.status === 200, `GET /v1/sessions/${parent}: ${res.status} ${JSON.stringify(res.body)}`);
+      return res.body.pending_elicitations_count === n;
+    });
 
   try {
     await step("health", async () => check((await fetch(`${f.http}/healthz`)).status === 200, "GET /healthz is not 200"));
     await step("connect", () => runner.connect());
     const answered = park(parent);
-    await step("park: the human sees it, badge 1", () => within(10_000, "pending elicitation", async () => ((await pending(parent)) === 1 ? true : undefined)));
+    await step("park: the human sees it, badge 1", () => badgeIs(1));
     await step("answer over HTTP", async () => {
       const res = await http(tokens.human, "POST", `/v1/sessions/${parent}/events`, { type: "approval", elicitation_id: answered.id, action: "accept" });
       check(res.status === 200, `approval: ${res.status} ${JSON.stringify(res.body)}`);
     });
-    await step("verdict reaches the runner", async () => expectVerdict(await deadlineOf(answered.verdict, 10_000, "verdict"), "accept", "answered"));
-    await step("badge back to 0", () => within(10_000, "badge 0", async () => ((await pending(parent)) === 0 ? true : undefined)));
+    await step("verdict reaches the runner", async () => expectVerdict(await within(10_000, "verdict", answered.verdict), "accept", "answered"));
+    await step("badge back to 0", () => badgeIs(0));
 
     const cancelled = park(parent);
     await step("cancel the session's pending elicitations", async () => {
-      await within(10_000, "parked", async () => ((await pending(parent)) === 1 ? true : undefined));
+      await badgeIs(1);
       const res = await http(tokens.runner, "POST", `/v1/sessions/${parent}/cancel`, {});
       check(res.status === 200 && res.body.cancelled === 1, `cancel: ${res.status} ${JSON.stringify(res.body)}`);
-      expectVerdict(await deadlineOf(cancelled.verdict, 10_000, "cancel verdict"), "cancel", "cancelled");
+      expectVerdict(await within(10_000, "cancel verdict", cancelled.verdict), "cancel", "cancelled");
     });
 
     // The deadline and the sub-agent notice both wait on Scheduler: side by side.
     const timedOut = park(parent, f["deadline-seconds"]);
-    park(child); // blocks the sub-agent; cancelled in the cleanup
+    park(child); // blocks the sub-agent; the cleanup cancels it
     await Promise.all([
       step(`deadline of ${f["deadline-seconds"]} s resolves decline/timeout`, async () =>
-        expectVerdict(await deadlineOf(timedOut.verdict, f["deadline-wait-seconds"] * 1000, "timeout verdict"), "decline", "timeout"),
+        expectVerdict(await within(f["deadline-wait-seconds"] * 1000, "timeout verdict", timedOut.verdict), "decline", "timeout"),
       ),
       step(`sub-agent notice to the parent after the ${f["grace-seconds"]} s grace`, () =>
-        within((f["grace-seconds"] + f["notice-slack-seconds"]) * 1000, "notice", () =>
-          messages.find((m) => m.kind === "notice" && m.session_id === parent) ? true : undefined,
-        ),
+        until((f["grace-seconds"] + f["notice-slack-seconds"]) * 1000, "notice", () => messages.some((m) => m.kind === "notice" && m.session_id === parent)),
       ),
     ]);
   } finally {
@@ -150,22 +154,24 @@ async function smoke(f: Flags, print: (line: string) => void): Promise<void> {
   }
 }
 
-async function main(): Promise<number> {
-  let values: Record<string, unknown>;
+function flagsOf(argv: string[]): Flags | string {
   try {
     const options = Object.fromEntries(Object.keys(FlagShape.shape).map((k) => [k, { type: "string" as const }]));
-    values = parseArgs({ options, strict: true }).values;
+    const flags = Flags.safeParse(parseArgs({ args: argv, options, strict: true }).values);
+    return flags.success ? flags.data : z.prettifyError(flags.error);
   } catch (error) {
-    console.error(`smoke: ${(error as Error).message}`);
-    return 2;
+    return (error as Error).message; // an unknown flag or a flag without its value
   }
-  const flags = Flags.safeParse(values);
-  if (!flags.success) {
-    console.error(`smoke: ${z.prettifyError(flags.error)}`);
+}
+
+async function main(): Promise<number> {
+  const flags = flagsOf(process.argv.slice(2));
+  if (typeof flags === "string") {
+    console.error(`smoke: ${flags}`);
     return 2;
   }
   try {
-    await smoke(flags.data, (line) => console.log(line));
+    await smoke(flags, (line) => console.log(line));
     console.log("smoke test passed");
     return 0;
   } catch (error) {
