@@ -10,6 +10,11 @@ export interface TollgateConfig {
   deletionProtection: boolean;
   /** An existing Secrets Manager secret holding the HS256 JWT secret (`tollgate:jwtSecretArn`). */
   jwtSecretArn?: string;
+  /**
+   * The customer managed KMS key that existing secret is encrypted with (`tollgate:jwtSecretKeyArn`):
+   * the functions that read the secret may decrypt with it, through Secrets Manager only.
+   */
+  jwtSecretKeyArn?: string;
   /** Seconds a runner has to come back before its elicitations resolve runner_gone. */
   reconnectGraceSeconds: number;
   /** Seconds a sub-agent's elicitation may stay pending before its parent is told. */
@@ -25,10 +30,18 @@ export interface TollgateConfig {
   /** Subscribe this address to the alarm topic (`tollgate:alarmEmail`). */
   alarmEmail?: string;
   /**
-   * Create the account-level API Gateway CloudWatch Logs role that WebSocket access logging
-   * needs (`tollgate:apiGatewayCloudWatchRole`). Set false when the account already has one.
+   * Create the account-level API Gateway CloudWatch Logs role and make it the account setting
+   * (`tollgate:apiGatewayCloudWatchRole`). Off by default: the setting is account-wide, replaces
+   * whatever role other APIs of the account use, and often fails on a first create while the new
+   * role propagates.
    */
   apiGatewayCloudWatchRole: boolean;
+  /**
+   * Access logs of the WebSocket stage (`tollgate:webSocketAccessLogs`). API Gateway refuses them
+   * unless the account has its CloudWatch Logs role, so by default they follow
+   * `apiGatewayCloudWatchRole`; set true alone when the account already has the role.
+   */
+  webSocketAccessLogs: boolean;
   /**
    * Identity sources of the `$connect` authorizer (`tollgate:wsIdentitySource`). Empty by
    * default, so a token may come as the Authorization header or as `?token=`: API Gateway
@@ -40,6 +53,7 @@ export interface TollgateConfig {
 export const contextKeys = {
   deletionProtection: "tollgate:deletionProtection",
   jwtSecretArn: "tollgate:jwtSecretArn",
+  jwtSecretKeyArn: "tollgate:jwtSecretKeyArn",
   reconnectGraceSeconds: "tollgate:reconnectGraceSeconds",
   escalationGraceSeconds: "tollgate:escalationGraceSeconds",
   rateLimitRaisesPerMinute: "tollgate:rateLimitRaisesPerMinute",
@@ -52,6 +66,7 @@ export const contextKeys = {
   corsOrigins: "tollgate:corsOrigins",
   alarmEmail: "tollgate:alarmEmail",
   apiGatewayCloudWatchRole: "tollgate:apiGatewayCloudWatchRole",
+  webSocketAccessLogs: "tollgate:webSocketAccessLogs",
   wsIdentitySource: "tollgate:wsIdentitySource",
 } as const;
 
@@ -67,7 +82,7 @@ export const defaults = {
   wsThrottleBurst: 100,
   logRetentionDays: 30,
   corsOrigins: ["*"],
-  apiGatewayCloudWatchRole: true,
+  apiGatewayCloudWatchRole: false,
   wsIdentitySource: [] as readonly string[],
 } as const;
 
@@ -119,14 +134,27 @@ function identitySources(node: Node): string[] {
   return sources;
 }
 
-export function readConfig(node: Node): TollgateConfig {
+function jwtSecretSource(node: Node): { jwtSecretArn?: string; jwtSecretKeyArn?: string } {
   const jwtSecretArn = str(node, contextKeys.jwtSecretArn);
   if (jwtSecretArn !== undefined && !/^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:.+$/.test(jwtSecretArn)) {
     throw new Error(`context ${contextKeys.jwtSecretArn}: not a Secrets Manager secret ARN: ${jwtSecretArn}`);
   }
+  const jwtSecretKeyArn = str(node, contextKeys.jwtSecretKeyArn);
+  // A key ARN, not an alias: IAM authorises KMS calls on the key itself.
+  if (jwtSecretKeyArn !== undefined && !/^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key\/[A-Za-z0-9-]+$/.test(jwtSecretKeyArn)) {
+    throw new Error(`context ${contextKeys.jwtSecretKeyArn}: not a KMS key ARN (arn:aws:kms:REGION:ACCOUNT:key/ID): ${jwtSecretKeyArn}`);
+  }
+  if (jwtSecretKeyArn !== undefined && jwtSecretArn === undefined) {
+    throw new Error(`context ${contextKeys.jwtSecretKeyArn}: only with ${contextKeys.jwtSecretArn} (the generated secret uses the aws/secretsmanager key)`);
+  }
+  return { jwtSecretArn, jwtSecretKeyArn };
+}
+
+export function readConfig(node: Node): TollgateConfig {
+  const apiGatewayCloudWatchRole = bool(node, contextKeys.apiGatewayCloudWatchRole, defaults.apiGatewayCloudWatchRole);
   return {
+    ...jwtSecretSource(node),
     deletionProtection: bool(node, contextKeys.deletionProtection, defaults.deletionProtection),
-    jwtSecretArn,
     reconnectGraceSeconds: int(node, contextKeys.reconnectGraceSeconds, defaults.reconnectGraceSeconds, 1, 86_400),
     escalationGraceSeconds: int(node, contextKeys.escalationGraceSeconds, defaults.escalationGraceSeconds, 1, 86_400),
     rateLimits: {
@@ -144,7 +172,8 @@ export function readConfig(node: Node): TollgateConfig {
     logRetentionDays: int(node, contextKeys.logRetentionDays, defaults.logRetentionDays, 1, 3653),
     corsOrigins: list(node, contextKeys.corsOrigins, defaults.corsOrigins),
     alarmEmail: str(node, contextKeys.alarmEmail),
-    apiGatewayCloudWatchRole: bool(node, contextKeys.apiGatewayCloudWatchRole, defaults.apiGatewayCloudWatchRole),
+    apiGatewayCloudWatchRole,
+    webSocketAccessLogs: bool(node, contextKeys.webSocketAccessLogs, apiGatewayCloudWatchRole),
     wsIdentitySource: identitySources(node),
   };
 }

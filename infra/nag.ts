@@ -33,3 +33,35 @@ export function acknowledgeWildcardResource(scope: IConstruct, resource: string,
   const flat = flattenForNag(Stack.of(scope).resolve(resource));
   Validations.of(scope).acknowledge({ id: `AwsSolutions-IAM5[Resource::${flat}]`, reason });
 }
+
+/** Acknowledge AWS Control Tower's two log group controls, as reasoned choices. */
+export function acknowledgeLogGroupChoices(logGroup: IConstruct): void {
+  Validations.of(logGroup).acknowledge(
+    {
+      id: "cdk-validator-cfnguard::cloudwatch_log_group_retention_period_check",
+      reason:
+        "Retention is the operator's choice (tollgate:logRetentionDays, 30 days by default): the logs serve " +
+        "operations, not audit; a deployment under a regime that asks for a year sets 365 or more.",
+    },
+    {
+      id: "cdk-validator-cfnguard::cloudwatch_log_group_encrypted_check",
+      reason:
+        "CloudWatch Logs encrypts every log group at rest with its own keys; the handlers log failures only, " +
+        "never a request body, token or key, so a customer managed key would add cost and a key policy, not protection.",
+    },
+  );
+}
+
+/**
+ * Acknowledge Control Tower's Lambda public access control for the invoke permissions API Gateway
+ * integrations create under `api`: each is scoped by SourceArn to this API's own execute-api ARN,
+ * a Fn::Join the control cannot read as a string.
+ */
+export function acknowledgeApiInvokePermissions(api: IConstruct): void {
+  Validations.of(api).acknowledge({
+    id: "cdk-validator-cfnguard::lambda_function_public_access_prohibited_check",
+    reason:
+      "Each invoke permission is for apigateway.amazonaws.com with a SourceArn of this API's own execute-api " +
+      "ARN (built with Fn::Join from the API id, which the control cannot read as a string): not public.",
+  });
+}

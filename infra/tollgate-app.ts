@@ -1,10 +1,12 @@
 /**
- * Builds the CDK app: the Tollgate stack with cdk-nag's AWS Solutions checks as a policy
- * validation plugin (cdk-nag v3). Any unacknowledged finding makes `app.synth()` throw
- * `ValidationFailed` after writing `policy-validation-report.json` to the cloud assembly.
+ * Builds the CDK app: the Tollgate stack with two policy validation plugins, cdk-nag's AWS
+ * Solutions checks (cdk-nag v3) and AWS Control Tower's proactive controls (cfn-guard, bundled
+ * with the plugin, run offline). Any unacknowledged finding makes `app.synth()` throw
+ * `ValidationFailed` after writing `validation-report.json` to the cloud assembly.
  * Shared by infra/app.ts (the `cdk` entry) and the tests in test/infra/.
  */
 import { App, type AppProps, Validations } from "aws-cdk-lib";
+import { CfnGuardValidator } from "@cdklabs/cdk-validator-cfnguard";
 import { AwsSolutionsChecks } from "cdk-nag";
 import { TollgateStack, type TollgateStackProps } from "./stack.js";
 
@@ -13,7 +15,7 @@ export const stackId = "Tollgate";
 export interface CreateAppOptions {
   app?: AppProps;
   stack?: TollgateStackProps;
-  /** Register cdk-nag (default true). */
+  /** Register cdk-nag and cfn-guard (default true). */
   nag?: boolean;
 }
 
@@ -24,7 +26,7 @@ export function createTollgateApp(options: CreateAppOptions = {}): { app: App; s
     ...options.stack,
   });
   if (options.nag !== false) {
-    Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));
+    Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }), new CfnGuardValidator());
   }
   return { app, stack };
 }

@@ -13,16 +13,36 @@ import * as iam from "aws-cdk-lib/aws-iam";
 import * as lambda from "aws-cdk-lib/aws-lambda";
 import { NodejsFunction, OutputFormat, SourceMapMode } from "aws-cdk-lib/aws-lambda-nodejs";
 import * as logs from "aws-cdk-lib/aws-logs";
+import type { IKey } from "aws-cdk-lib/aws-kms";
 import type { ISecret } from "aws-cdk-lib/aws-secretsmanager";
 import { Construct } from "constructs";
 import type { DynamoAction, FunctionName, FunctionSpec, TimerName } from "../functions/catalog.js";
 import { env } from "../functions/shared/env.js";
 import { mainTable } from "../functions/shared/tables.js";
-import { acknowledgeWildcardResource } from "./nag.js";
+import { acknowledgeLogGroupChoices, acknowledgeWildcardResource } from "./nag.js";
 
 /** esbuild's output is ESM; a few CommonJS dependencies still call `require` for builtins. */
 export const esmRequireBanner =
   "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
+
+/** Where the `@connections` API of the WebSocket stage is. */
+export interface ConnectionsBinding {
+  apiId: string;
+  stageName: string;
+  callbackUrl: string;
+}
+
+/** Tollgate's schedule group, the role its schedules run with, what they invoke, where failures go. */
+export interface SchedulerBinding {
+  groupName: string;
+  role: iam.IRole;
+  timerFunctions: Record<TimerName, lambda.IFunction>;
+  /** The SQS queue a schedule's invocation lands in once Scheduler's retries are spent. */
+  deadLetterArn: string;
+}
+
+/** The variable that tells the functions that create schedules where their dead letters go. */
+export const schedulerDeadLetterArnEnv = "TOLLGATE_SCHEDULER_DEAD_LETTER_ARN";
 
 export interface TollgateFunctionProps {
   name: FunctionName;
@@ -65,6 +85,7 @@ export class TollgateFunction extends Construct {
       retention: props.logRetention,
       removalPolicy: props.removalPolicy,
     });
+    acknowledgeLogGroupChoices(this.logGroup);
 
     this.role = new iam.Role(this, "Role", {
       assumedBy: new iam.ServicePrincipal("lambda.amazonaws.com"),
@@ -114,12 +135,20 @@ export class TollgateFunction extends Construct {
         tsconfig: path.join(sourceRoot, "tsconfig.json"),
       },
     });
-    Validations.of(this.fn).acknowledge({
-      id: "AwsSolutions-L1",
-      reason:
-        "Node.js 22 is deliberate: bundles target node22 and the handlers are tested on this repository's " +
-        "Node 20/22 toolchain; moving to a newer runtime is a tested change of its own, not drift.",
-    });
+    Validations.of(this.fn).acknowledge(
+      {
+        id: "AwsSolutions-L1",
+        reason:
+          "Node.js 22 is deliberate: bundles target node22 and the handlers are tested on this repository's " +
+          "Node 20/22 toolchain; moving to a newer runtime is a tested change of its own, not drift.",
+      },
+      {
+        id: "cdk-validator-cfnguard::lambda_inside_vpc_check",
+        reason:
+          "The functions reach only AWS APIs (DynamoDB, Scheduler, API Gateway, Secrets Manager) over TLS with " +
+          "IAM; a VPC would add NAT or five interface endpoints and cold-start cost, and protect nothing they hold.",
+      },
+    );
   }
 
   get functionArn(): string {
@@ -157,7 +186,7 @@ export class TollgateFunction extends Construct {
   }
 
   /** `execute-api:ManageConnections` for POST on `@connections` of this one stage. */
-  bindConnections(props: { apiId: string; stageName: string; callbackUrl: string }): void {
+  bindConnections(props: ConnectionsBinding): void {
     const stack = Stack.of(this);
     this.addEnv(env.connectionsUrl, props.callbackUrl);
     const connections = stack.formatArn({
@@ -184,14 +213,11 @@ export class TollgateFunction extends Construct {
    * Create, read and delete the one-time schedules of Tollgate's group (names are minted at run
    * time, hence the `/*`), and pass exactly the scheduler role to them.
    */
-  bindScheduler(props: {
-    groupName: string;
-    role: iam.IRole;
-    timerFunctions: Record<TimerName, lambda.IFunction>;
-  }): void {
+  bindScheduler(props: SchedulerBinding): void {
     const stack = Stack.of(this);
     this.addEnv(env.schedulerGroup, props.groupName);
     this.addEnv(env.schedulerRoleArn, props.role.roleArn);
+    this.addEnv(schedulerDeadLetterArnEnv, props.deadLetterArn);
     for (const [timer, fn] of Object.entries(props.timerFunctions) as [TimerName, lambda.IFunction][]) {
       this.addEnv(env.timerArn[timer], fn.functionArn);
     }
@@ -223,14 +249,27 @@ export class TollgateFunction extends Construct {
     );
   }
 
-  /** `secretsmanager:GetSecretValue` on the JWT secret, and its ARN in the environment. */
-  bindJwtSecret(secret: ISecret, arn: string): void {
-    this.addEnv(env.jwtSecretArn, arn);
+  /**
+   * `secretsmanager:GetSecretValue` on the JWT secret, and its ARN in the environment; with a
+   * customer managed key, `kms:Decrypt` on that key for calls Secrets Manager makes on the
+   * function's behalf (the secret's value is decrypted with the caller's own rights).
+   */
+  bindJwtSecret(secret: ISecret, key?: IKey): void {
+    this.addEnv(env.jwtSecretArn, secret.secretArn);
     this.role.addToPolicy(
       new iam.PolicyStatement({
         sid: "ReadJwtSecret",
         actions: ["secretsmanager:GetSecretValue"],
         resources: [secret.secretFullArn ?? `${secret.secretArn}-??????`],
+      }),
+    );
+    if (!key) return;
+    this.role.addToPolicy(
+      new iam.PolicyStatement({
+        sid: "DecryptJwtSecret",
+        actions: ["kms:Decrypt"],
+        resources: [key.keyArn],
+        conditions: { StringEquals: { "kms:ViaService": `secretsmanager.${Stack.of(this).region}.${Stack.of(this).urlSuffix}` } },
       }),
     );
   }

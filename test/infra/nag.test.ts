@@ -1,7 +1,8 @@
 /**
- * cdk-nag (v3, AWS Solutions pack) over the whole app: zero unacknowledged findings, every
- * acknowledgment scoped to a construct below the stack, with a reason, and still needed
- * (a stale acknowledgment would hide a future finding for no reason).
+ * cdk-nag (v3, AWS Solutions pack) and AWS Control Tower's proactive controls (cfn-guard, offline)
+ * over the whole app: zero unacknowledged findings, every acknowledgment scoped to a construct
+ * below the stack, with a reason, and still needed (a stale acknowledgment would hide a future
+ * finding for no reason).
  */
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -20,10 +21,11 @@ interface Violation {
 function nagRun(
   extra?: (stack: ReturnType<typeof createTollgateApp>["stack"]) => void,
   env?: { account?: string; region?: string },
+  context: Record<string, unknown> = {},
 ) {
   const outdir = fs.mkdtempSync(path.join(os.tmpdir(), "tollgate-nag-"));
   const { app, stack } = createTollgateApp({
-    app: { outdir, context: { "aws:cdk:bundling-stacks": [] } },
+    app: { outdir, context: { "aws:cdk:bundling-stacks": [], ...context } },
     stack: { sourceRoot: stubSourceRoot(), ...(env ? { env } : {}) },
   });
   extra?.(stack);
@@ -48,31 +50,36 @@ afterEach(() => {
 });
 afterAll(removeStubSourceRoot);
 
-describe("cdk-nag AwsSolutionsChecks", () => {
+describe("cdk-nag AwsSolutionsChecks and the Control Tower cfn-guard rules", () => {
   it("finds nothing unacknowledged in the Tollgate app", () => {
     const { error, violations } = nagRun();
     expect(describeViolations(violations)).toEqual([]);
     expect(error).toBeUndefined();
-  }, 60_000);
+  }, 300_000);
 
-  it("finds nothing unacknowledged when the account and region are known (as `cdk synth` with a profile)", () => {
+  it("finds nothing unacknowledged with the account and region known (as `cdk synth` with a profile) and every opt-in on", () => {
     // ARNs then render with literal values (`us-east-1`), which the acknowledgment ids must follow.
-    const { error, violations } = nagRun(undefined, { account: "123456789012", region: "us-east-1" });
+    const { error, violations } = nagRun(undefined, { account: "123456789012", region: "us-east-1" }, {
+      "tollgate:apiGatewayCloudWatchRole": true,
+      "tollgate:jwtSecretArn": "arn:aws:secretsmanager:us-east-1:123456789012:secret:tollgate/jwt-AbCdEf",
+      "tollgate:jwtSecretKeyArn": "arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab",
+      "tollgate:alarmEmail": "ops@example.com",
+    });
     expect(describeViolations(violations)).toEqual([]);
     expect(error).toBeUndefined();
-  }, 60_000);
+  }, 300_000);
 
-  it("is really running: an unencrypted, plain-HTTP queue added to the stack fails synthesis", () => {
+  it("both are really running: an unencrypted, plain-HTTP queue added to the stack fails synthesis", () => {
     const { error, violations } = nagRun((stack) => {
       new sqs.Queue(stack, "NagProbe", { encryption: sqs.QueueEncryption.UNENCRYPTED });
     });
     expect((error as Error | undefined)?.name).toBe("ValidationFailed");
     const rules = violations.map((v) => v.ruleName).sort();
-    expect(rules).toEqual(["AwsSolutions-SQS2", "AwsSolutions-SQS3", "AwsSolutions-SQS4"]);
+    expect(rules).toEqual(["AwsSolutions-SQS2", "AwsSolutions-SQS3", "AwsSolutions-SQS4", "sqs_dlq_check", "sqs_queue_encrypted_check"]);
     for (const v of violations) {
       expect(v.violatingConstructs.map((c) => c.constructPath)).toEqual(["Tollgate/NagProbe/Resource"]);
     }
-  }, 60_000);
+  }, 300_000);
 
   it("every acknowledgment sits on a construct below the stack, has a real reason, and is still needed", () => {
     const { app } = createTollgateApp({
@@ -105,5 +112,5 @@ describe("cdk-nag AwsSolutionsChecks", () => {
         ),
     );
     expect(stale).toEqual([]);
-  }, 120_000);
+  }, 300_000);
 });
