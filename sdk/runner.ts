@@ -37,7 +37,10 @@ export interface RunnerOptions {
   sessions?: SessionInfo[];
   onMessage?: (message: SessionMessage) => void;
   backoff?: { initialMs: number; maxMs: number };
-  /** Keepalive: API Gateway closes a WebSocket after 10 minutes of silence. */
+  /**
+   * Keepalive (default 5 minutes): API Gateway closes a WebSocket after 10 minutes of silence. A
+   * connection that has sent nothing back by the next ping is replaced.
+   */
   pingEveryMs?: number;
   /** How many message ids are remembered to drop a redelivery (default 10,000). */
   rememberMessages?: number;
@@ -74,6 +77,8 @@ export class TollgateRunner {
   private connecting?: Promise<void>;
   private attempt = 0;
   private pinger?: ReturnType<typeof setInterval>;
+  /** A frame arrived since the last ping: the connection is alive. */
+  private heard = true;
   private currentConnection?: string;
 
   constructor(private readonly options: RunnerOptions) {
@@ -204,7 +209,7 @@ export class TollgateRunner {
           if (ok.type === "hello.ok") this.currentConnection = ok.connection_id;
         }
         this.attempt = 0;
-        this.startPinging();
+        this.startPinging(link);
         for (const [id, wait] of this.waits) if (!wait.parked) void this.park(id);
         return;
       } catch (error) {
@@ -229,15 +234,24 @@ export class TollgateRunner {
     if (!this.closed) this.connect().catch((error: Error) => this.failWaits(error));
   }
 
-  /** The token ran out on a live connection: Tollgate closes it; reconnect at once with a fresh token. */
+  /** Give up a connection (its token ran out, or it went silent) and reconnect at once. */
   private drop(link: Link) {
     link.close(1000);
     this.lost(link);
   }
 
-  private startPinging() {
+  /**
+   * Ping to keep the connection open. A connection that said nothing between two pings is dead
+   * without knowing it (a network that went silent closes nothing): replace it.
+   */
+  private startPinging(link: Link) {
     clearInterval(this.pinger);
-    this.pinger = setInterval(() => void this.request({ action: "ping" }, "pong").catch(() => undefined), this.options.pingEveryMs ?? 5 * 60_000);
+    this.heard = true;
+    this.pinger = setInterval(() => {
+      if (!this.heard) return this.drop(link);
+      this.heard = false;
+      this.request({ action: "ping" }, "pong").catch(() => undefined);
+    }, this.options.pingEveryMs ?? 5 * 60_000);
     unref(this.pinger);
   }
 
@@ -275,6 +289,7 @@ export class TollgateRunner {
   }
 
   private receive(link: Link, text: string) {
+    if (link === this.link) this.heard = true;
     let frame: ServerFrame;
     try {
       frame = ServerFrame.parse(JSON.parse(text));
