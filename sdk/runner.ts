@@ -107,8 +107,7 @@ export class TollgateRunner {
   /** Register another session on the live connection (and on every reconnect). */
   async addSession(session: SessionInfo): Promise<void> {
     this.sessions.set(session.session_id, session);
-    await this.connect();
-    await this.request({ action: "hello", sessions: [session] }, "hello.ok");
+    await this.requestAcrossReconnects({ action: "hello", sessions: [session] }, "hello.ok");
   }
 
   /** Park until the verdict. Rejects on a refused request, or with an AbortError when aborted. */
@@ -153,7 +152,7 @@ export class TollgateRunner {
 
   /** Give up waiting: the elicitation resolves `cancel`/`cancelled` and the wait ends with that verdict. */
   async cancel(elicitationId: string): Promise<void> {
-    await this.request({ action: "cancel", elicitation_id: elicitationId }, "elicitation.verdict");
+    await this.requestAcrossReconnects({ action: "cancel", elicitation_id: elicitationId }, "elicitation.verdict");
   }
 
   close(): void {
@@ -169,7 +168,7 @@ export class TollgateRunner {
    * wait lasts (its deadline ends it at the latest).
    */
   private sendCancel(id: string, attempt = 0): void {
-    this.cancel(id).catch((error: unknown) => {
+    this.request({ action: "cancel", elicitation_id: id }, "elicitation.verdict").catch((error: unknown) => {
       if (!(error instanceof TollgateError && PASSING.has(error.code)) || this.closed || !this.waits.has(id)) return;
       unref(setTimeout(() => this.sendCancel(id, attempt + 1), this.backoffMs(attempt)));
     });
@@ -265,6 +264,18 @@ export class TollgateRunner {
     } catch (error) {
       if (error instanceof TollgateError && error.code === "connection_lost") return; // the reconnect parks it again
       wait.reject(error as Error);
+    }
+  }
+
+  /** A request that goes again on the next connection when its own is lost (both calls above are safe to repeat). */
+  private async requestAcrossReconnects(frame: Record<string, unknown>, expect: ServerFrame["type"]): Promise<ServerFrame> {
+    for (;;) {
+      await this.connect();
+      try {
+        return await this.request(frame, expect);
+      } catch (error) {
+        if (!(error instanceof TollgateError && error.code === "connection_lost") || this.closed) throw error;
+      }
     }
   }
 
