@@ -37,7 +37,10 @@ export interface RunnerOptions {
   sessions?: SessionInfo[];
   onMessage?: (message: SessionMessage) => void;
   backoff?: { initialMs: number; maxMs: number };
-  /** Keepalive: API Gateway closes a WebSocket after 10 minutes of silence. */
+  /**
+   * Keepalive (default 5 minutes): API Gateway closes a WebSocket after 10 minutes of silence. A
+   * connection that has sent nothing back by the next ping is replaced.
+   */
   pingEveryMs?: number;
   /** How many message ids are remembered to drop a redelivery (default 10,000). */
   rememberMessages?: number;
@@ -74,6 +77,8 @@ export class TollgateRunner {
   private connecting?: Promise<void>;
   private attempt = 0;
   private pinger?: ReturnType<typeof setInterval>;
+  /** A frame arrived since the last ping: the connection is alive. */
+  private heard = true;
   private currentConnection?: string;
 
   constructor(private readonly options: RunnerOptions) {
@@ -102,8 +107,7 @@ export class TollgateRunner {
   /** Register another session on the live connection (and on every reconnect). */
   async addSession(session: SessionInfo): Promise<void> {
     this.sessions.set(session.session_id, session);
-    await this.connect();
-    await this.request({ action: "hello", sessions: [session] }, "hello.ok");
+    await this.requestAcrossReconnects({ action: "hello", sessions: [session] }, "hello.ok");
   }
 
   /** Park until the verdict. Rejects on a refused request, or with an AbortError when aborted. */
@@ -148,7 +152,7 @@ export class TollgateRunner {
 
   /** Give up waiting: the elicitation resolves `cancel`/`cancelled` and the wait ends with that verdict. */
   async cancel(elicitationId: string): Promise<void> {
-    await this.request({ action: "cancel", elicitation_id: elicitationId }, "elicitation.verdict");
+    await this.requestAcrossReconnects({ action: "cancel", elicitation_id: elicitationId }, "elicitation.verdict");
   }
 
   close(): void {
@@ -164,7 +168,7 @@ export class TollgateRunner {
    * wait lasts (its deadline ends it at the latest).
    */
   private sendCancel(id: string, attempt = 0): void {
-    this.cancel(id).catch((error: unknown) => {
+    this.request({ action: "cancel", elicitation_id: id }, "elicitation.verdict").catch((error: unknown) => {
       if (!(error instanceof TollgateError && PASSING.has(error.code)) || this.closed || !this.waits.has(id)) return;
       unref(setTimeout(() => this.sendCancel(id, attempt + 1), this.backoffMs(attempt)));
     });
@@ -204,7 +208,7 @@ export class TollgateRunner {
           if (ok.type === "hello.ok") this.currentConnection = ok.connection_id;
         }
         this.attempt = 0;
-        this.startPinging();
+        this.startPinging(link);
         for (const [id, wait] of this.waits) if (!wait.parked) void this.park(id);
         return;
       } catch (error) {
@@ -229,15 +233,24 @@ export class TollgateRunner {
     if (!this.closed) this.connect().catch((error: Error) => this.failWaits(error));
   }
 
-  /** The token ran out on a live connection: Tollgate closes it; reconnect at once with a fresh token. */
+  /** Give up a connection (its token ran out, or it went silent) and reconnect at once. */
   private drop(link: Link) {
     link.close(1000);
     this.lost(link);
   }
 
-  private startPinging() {
+  /**
+   * Ping to keep the connection open. A connection that said nothing between two pings is dead
+   * without knowing it (a network that went silent closes nothing): replace it.
+   */
+  private startPinging(link: Link) {
     clearInterval(this.pinger);
-    this.pinger = setInterval(() => void this.request({ action: "ping" }, "pong").catch(() => undefined), this.options.pingEveryMs ?? 5 * 60_000);
+    this.heard = true;
+    this.pinger = setInterval(() => {
+      if (!this.heard) return this.drop(link);
+      this.heard = false;
+      this.request({ action: "ping" }, "pong").catch(() => undefined);
+    }, this.options.pingEveryMs ?? 5 * 60_000);
     unref(this.pinger);
   }
 
@@ -251,6 +264,18 @@ export class TollgateRunner {
     } catch (error) {
       if (error instanceof TollgateError && error.code === "connection_lost") return; // the reconnect parks it again
       wait.reject(error as Error);
+    }
+  }
+
+  /** A request that goes again on the next connection when its own is lost (both calls above are safe to repeat). */
+  private async requestAcrossReconnects(frame: Record<string, unknown>, expect: ServerFrame["type"]): Promise<ServerFrame> {
+    for (;;) {
+      await this.connect();
+      try {
+        return await this.request(frame, expect);
+      } catch (error) {
+        if (!(error instanceof TollgateError && error.code === "connection_lost") || this.closed) throw error;
+      }
     }
   }
 
@@ -275,6 +300,7 @@ export class TollgateRunner {
   }
 
   private receive(link: Link, text: string) {
+    if (link === this.link) this.heard = true;
     let frame: ServerFrame;
     try {
       frame = ServerFrame.parse(JSON.parse(text));

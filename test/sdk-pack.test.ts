@@ -6,14 +6,14 @@
 import { execFile } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { startTollgate, type Harness } from "./support/tollgate.js";
 
 const run = promisify(execFile);
-const repo = resolve(fileURLToPath(import.meta.url), "../..");
+const repo = fileURLToPath(new URL("..", import.meta.url));
 const tsc = join(repo, "node_modules/typescript/bin/tsc");
 
 const PARK = `
