@@ -1,0 +1,108 @@
+"""One WebSocket connection to Tollgate: dial, send, and match each reply to its request by ``ref``."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+from collections.abc import Callable
+from typing import Any
+
+import websockets
+from websockets.exceptions import ConnectionClosed, InvalidHandshake
+
+from .errors import TollgateError
+from .frames import encode
+
+# websockets 10-13 name the option `extra_headers`, 14 and later `additional_headers`.
+_HEADERS_OPTION = "additional_headers" if "additional_headers" in inspect.signature(websockets.connect).parameters else "extra_headers"
+
+
+def _status_of(error: InvalidHandshake) -> int | None:
+    response = getattr(error, "response", None)
+    status = getattr(error, "status_code", None) or getattr(response, "status_code", None)
+    return status if isinstance(status, int) else None
+
+
+class Link:
+    """A live socket. ``on_frame`` sees every server frame; ``request`` also waits for the direct reply."""
+
+    def __init__(self, socket: Any, on_frame: Callable[[dict[str, Any]], None]) -> None:
+        self._socket = socket
+        self._on_frame = on_frame
+        self._replies: dict[int, asyncio.Future[dict[str, Any]]] = {}
+        self._next_ref = 1
+        self.connection_id: str | None = None
+
+    @classmethod
+    async def dial(cls, url: str, token: str, on_frame: Callable[[dict[str, Any]], None], open_timeout: float) -> Link:
+        options: dict[str, Any] = {_HEADERS_OPTION: {"Authorization": f"Bearer {token}"}}
+        try:
+            # Tollgate's own `ping` frames keep the socket alive and prove it works; no protocol-level pings.
+            socket = await websockets.connect(url, ping_interval=None, open_timeout=open_timeout, close_timeout=1, **options)
+        except InvalidHandshake as error:
+            status = _status_of(error)
+            if status in (401, 403):
+                raise TollgateError("unauthorized", f"connection refused ({status})") from error
+            raise TollgateError("connection_lost", f"could not connect ({status or error})") from error
+        except (OSError, asyncio.TimeoutError) as error:
+            raise TollgateError("connection_lost", f"could not connect ({error})") from error
+        return cls(socket, on_frame)
+
+    async def read(self) -> None:
+        """Read until the socket closes; then every reply still due fails with ``connection_lost``."""
+        try:
+            async for raw in self._socket:
+                self._receive(raw)
+        except ConnectionClosed:
+            pass
+        finally:
+            for reply in self._replies.values():
+                if not reply.done():
+                    reply.set_exception(TollgateError("connection_lost", "connection lost"))
+            self._replies.clear()
+
+    def _receive(self, raw: str | bytes) -> None:
+        try:
+            frame = json.loads(raw)
+        except ValueError:
+            return  # not a frame of this protocol
+        if not isinstance(frame, dict):
+            return
+        self._on_frame(frame)
+        reply = self._replies.pop(frame["ref"], None) if isinstance(frame.get("ref"), int) else None
+        if reply is not None and not reply.done():
+            reply.set_result(frame)
+
+    async def request(self, frame: dict[str, Any], expect: str, timeout: float) -> dict[str, Any]:
+        """Send a frame and wait for its reply; an error frame raises its code. No reply in time: the link is dead."""
+        ref = self._next_ref
+        self._next_ref += 1
+        text = encode({**frame, "ref": ref})  # refused before anything is sent
+        reply: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._replies[ref] = reply
+        try:
+            await self._socket.send(text)
+            answer = await asyncio.wait_for(asyncio.shield(reply), timeout)
+        except ConnectionClosed as error:
+            raise TollgateError("connection_lost", "connection lost") from error
+        except asyncio.TimeoutError as error:
+            self.drop()
+            raise TollgateError("connection_lost", f"no reply to {frame['action']} within {timeout} s") from error
+        finally:
+            self._replies.pop(ref, None)
+        if answer.get("type") == "error":
+            retry = answer.get("retry_after_seconds")
+            raise TollgateError(str(answer.get("code")), str(answer.get("message")), retry if isinstance(retry, (int, float)) else None)
+        if answer.get("type") != expect:
+            raise TollgateError("bad_reply", f"expected {expect}, got {answer.get('type')}")
+        return answer
+
+    def drop(self) -> None:
+        """Cut the connection at once (a silent peer would keep a polite close waiting)."""
+        transport = getattr(self._socket, "transport", None)
+        if transport is not None:
+            transport.abort()
+
+    async def close(self) -> None:
+        await self._socket.close(1000)

@@ -1,0 +1,422 @@
+"""Tollgate's runner client for asyncio: park on an elicitation and move on when its verdict comes.
+
+It reconnects with backoff and jitter and resumes every wait by id, so no verdict is lost to a
+dropped socket; each wait ends once, with the first verdict for its id. A local deadline (the
+server's, plus a grace) ends a wait even when Tollgate cannot be reached.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import random
+import uuid
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from datetime import datetime, timezone
+from typing import Any
+
+from ._link import Link
+from ._waits import Seen, Wait
+from .errors import TollgateError
+from .frames import Session, SessionMessage, Verdict, check_id, elicit_frame, encode, hellos, message_of, session_of, timeout_of, verdict_of
+
+Token = str | Callable[[], str | Awaitable[str]]
+MessageCallback = Callable[[SessionMessage], Awaitable[None] | None]
+
+DEFAULT_TIMEOUT_SECONDS = 86_400  # Tollgate's default deadline: one day
+_RETRY_WITH_NEW_LINK = frozenset({"connection_lost", "unauthorized"})  # an expired token's refusal closes the socket
+
+
+class TollgateRunner:
+    """A runner's connection to Tollgate. Use as ``async with TollgateRunner(url, token, sessions=[...]) as runner:``.
+
+    ``token`` is a bearer JWT (role ``runner`` or ``service``), or a function returning a fresh one,
+    called at every connect. ``ping_interval`` keeps the socket under API Gateway's 10-minute idle
+    limit; ``deadline_grace`` is how long past the server's deadline a wait still listens for the
+    server's own verdict before it ends as ``decline``/``timeout`` locally.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        token: Token,
+        sessions: Iterable[Session | str] = (),
+        *,
+        on_message: MessageCallback | None = None,
+        backoff: tuple[float, float] = (0.1, 5.0),
+        ping_interval: float = 240.0,
+        reply_timeout: float = 30.0,
+        deadline_grace: float = 60.0,
+        remember: int = 10_000,
+    ) -> None:
+        self._url, self._token = url, token
+        self._sessions: dict[str, Session] = {s.session_id: s for s in map(session_of, sessions)}
+        self._backoff, self._ping_interval = backoff, ping_interval
+        self._reply_timeout, self._deadline_grace = reply_timeout, deadline_grace
+        self._waits: dict[str, Wait] = {}
+        self._seen_messages = Seen(remember)
+        self._listeners: list[MessageCallback] = [on_message] if on_message else []
+        self._inbox: asyncio.Queue[SessionMessage] = asyncio.Queue()
+        self._link: Link | None = None
+        self._changed = asyncio.Event()  # set whenever the link comes, goes, or the runner ends
+        self._fatal: TollgateError | None = None
+        self._closed = False
+        self._supervisor: asyncio.Task[None] | None = None
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    async def __aenter__(self) -> TollgateRunner:
+        await self.connect()
+        return self
+
+    async def __aexit__(self, *_: object) -> None:
+        await self.close()
+
+    @property
+    def connection_id(self) -> str | None:
+        """The id Tollgate gave the live connection (it changes at every reconnect)."""
+        return self._link.connection_id if self._link else None
+
+    async def connect(self) -> None:
+        """Connect and say ``hello``; returns once Tollgate has bound the sessions."""
+        self._start()
+        await self._live()
+
+    def _start(self) -> None:
+        if self._supervisor is None and not self._closed:
+            self._supervisor = asyncio.create_task(self._supervise())
+            self._spawn(self._dispatch_messages())
+
+    def on_message(self, callback: MessageCallback) -> Callable[[], None]:
+        """Call ``callback`` (plain or async) for every message and notice, in order, each once. Returns an unsubscribe."""
+        self._listeners.append(callback)
+        self._changed.set()
+        return lambda: self._listeners.remove(callback)
+
+    async def add_session(self, session: Session | str) -> None:
+        """Register and bind another session, now and at every reconnect."""
+        await self._ensure_session(session_of(session), force=True)
+
+    def has_pending(self, session_id: str) -> bool:
+        """True while this runner waits on an elicitation of that session (its message gate is shut)."""
+        return any(w.session_id == session_id and not w.cancelling and not w.future.done() for w in self._waits.values())
+
+    async def elicit(
+        self, session_id: str, params: Mapping[str, Any], elicitation_id: str | None = None, timeout_seconds: float | None = None
+    ) -> Verdict:
+        """Raise an elicitation and wait for its verdict. Cancelling the awaiting task cancels the elicitation.
+
+        A request Tollgate would refuse (limits, ids) raises :class:`TollgateError` before anything is sent.
+        """
+        eid = elicitation_id or f"elicit_{uuid.uuid4().hex}"
+        timeout = timeout_of(timeout_seconds)
+        frame = elicit_frame(session_id, eid, params, timeout)
+        encode({**frame, "ref": 0})  # the frame limit, checked before the wait exists
+        budget = (timeout or DEFAULT_TIMEOUT_SECONDS) + self._deadline_grace
+        return await self._wait(eid, session_id, frame, budget)
+
+    async def attach(self, elicitation_id: str, session_id: str, timeout_seconds: float | None = None) -> Verdict:
+        """Wait on an elicitation raised elsewhere (e.g. by the agent platform over HTTP) by its id.
+
+        At ``timeout_seconds`` (default one day) the wait ends ``decline``/``timeout`` and the
+        elicitation is cancelled on Tollgate, so the human's card closes.
+        """
+        session_of(session_id)
+        check_id(elicitation_id, "elicitation_id")
+        budget = DEFAULT_TIMEOUT_SECONDS if timeout_seconds is None else timeout_seconds
+        return await self._wait(elicitation_id, session_id, None, budget)
+
+    async def wait_for_user_approval(
+        self, session_id: str, params: Mapping[str, Any], elicitation_id: str | None = None, timeout_seconds: float | None = None
+    ) -> bool:
+        """True only when a human accepted; a decline, a timeout or a cancel is False."""
+        return (await self.elicit(session_id, params, elicitation_id, timeout_seconds)).approved
+
+    async def cancel(self, elicitation_id: str) -> Verdict:
+        """Give up waiting: the elicitation resolves ``cancel``/``cancelled`` (unless it had resolved) and its wait ends."""
+        link = await self._live()
+        reply = await link.request({"action": "cancel", "elicitation_id": elicitation_id}, "elicitation.verdict", self._reply_timeout)
+        verdict = verdict_of(reply)
+        if verdict is None:
+            raise TollgateError("bad_reply", "the cancel's verdict frame is not valid")
+        return verdict
+
+    async def close(self) -> None:
+        """Let cancels on their way land (briefly), then close; waits still open fail with ``closed``."""
+        if self._closed:
+            return
+        cancels = [w.future for w in self._waits.values() if w.cancelling]
+        if cancels and self._link is not None:
+            await asyncio.wait(cancels, timeout=min(self._reply_timeout, 5.0))
+        self._closed = True
+        self._end_waits(TollgateError("closed", "runner closed"))
+        for task in [*self._tasks, *([self._supervisor] if self._supervisor else [])]:
+            task.cancel()
+        if self._link is not None:
+            await self._link.close()
+
+    # ---- waits ----
+
+    async def _wait(self, eid: str, session_id: str, frame: dict[str, Any] | None, budget: float) -> Verdict:
+        if eid in self._waits:
+            raise TollgateError("conflict", f"this runner already waits on {eid}")
+        self._raise_if_ended()
+        await self._ensure_session(Session(session_id) if session_id not in self._sessions else self._sessions[session_id])
+        wait = Wait(eid, session_id, frame, asyncio.get_running_loop().create_future())
+        self._waits[eid] = wait
+        wait.arm(budget, self._expire)
+        self._start()  # not connected yet: the wait still ends at its local deadline
+        self._spawn(self._park(wait) if frame is not None else self._announce(wait))
+        try:
+            return await asyncio.shield(wait.future)
+        except asyncio.CancelledError:
+            self._give_up(wait)
+            raise
+        finally:
+            if not wait.cancelling:
+                self._forget(wait)
+
+    def _on_verdict(self, verdict: Verdict) -> None:
+        wait = self._waits.get(verdict.elicitation_id)
+        if wait is None:
+            return  # a verdict this runner does not wait on (any more): a duplicate, or one it gave up
+        wait.settle(verdict)
+        self._forget(wait)
+
+    def _forget(self, wait: Wait) -> None:
+        wait.disarm()
+        if self._waits.get(wait.elicitation_id) is wait:
+            del self._waits[wait.elicitation_id]
+
+    def _expire(self, wait: Wait) -> None:
+        """The local deadline: the wait ends ``decline``/``timeout``; one only attached to is cancelled on Tollgate."""
+        if wait.cancelling or wait.future.done():
+            self._forget(wait)
+            return
+        wait.settle(wait.local_timeout())
+        if wait.frame is not None:
+            self._forget(wait)
+            return
+        wait.cancelling = True
+        wait.arm(self._deadline_grace, self._expire)  # the cancel gets this long to land
+        self._spawn(self._send_cancel(wait))
+
+    def _give_up(self, wait: Wait) -> None:
+        if wait.future.done():
+            return
+        wait.cancelling = True
+        if wait.parked or wait.frame is None:
+            self._spawn(self._send_cancel(wait))
+        # not parked yet: the park sends the cancel once Tollgate has it
+
+    def _alive(self, wait: Wait) -> bool:
+        return not self._closed and self._waits.get(wait.elicitation_id) is wait
+
+    async def _park(self, wait: Wait) -> None:
+        """Send the ``elicit`` until Tollgate has it; after a reconnect, the ``hello``'s resume binds it again."""
+        if wait.parking or wait.parked:
+            return
+        wait.parking, stale, attempt = True, None, 0
+        try:
+            while self._alive(wait) and not wait.parked:
+                link = await self._live(after=stale)
+                try:
+                    reply = await link.request(wait.frame or {}, "elicitation.parked", self._reply_timeout)
+                except TollgateError as error:
+                    if error.code in _RETRY_WITH_NEW_LINK:
+                        stale = link
+                    elif error.passing:
+                        await asyncio.sleep(self._pause(attempt, error))
+                        attempt += 1
+                    else:
+                        wait.fail(error)
+                        self._forget(wait)
+                    continue
+                wait.parked = True
+                self._adopt_deadline(wait, reply.get("deadline"))
+                if wait.cancelling:
+                    self._spawn(self._send_cancel(wait))
+        finally:
+            wait.parking = False
+
+    async def _announce(self, wait: Wait) -> None:
+        """Bind an elicitation raised elsewhere to this connection (a ``hello`` resuming its id)."""
+        stale = None
+        while self._alive(wait) and not wait.parked:
+            link = await self._live(after=stale)
+            try:
+                await link.request({"action": "hello", "sessions": [], "resume": [wait.elicitation_id]}, "hello.ok", self._reply_timeout)
+                wait.parked = True
+            except TollgateError as error:
+                if error.code not in _RETRY_WITH_NEW_LINK:
+                    wait.fail(error)
+                    self._forget(wait)
+                stale = link
+
+    async def _send_cancel(self, wait: Wait) -> None:
+        """A given-up wait's cancel: again on the next connection when one is lost, after a pause when one passes."""
+        if wait.cancel_sending:
+            return
+        wait.cancel_sending, stale, attempt = True, None, 0
+        try:
+            while self._alive(wait):
+                link = await self._live(after=stale)
+                try:
+                    await link.request({"action": "cancel", "elicitation_id": wait.elicitation_id}, "elicitation.verdict", self._reply_timeout)
+                    return  # its verdict frame ended the wait
+                except TollgateError as error:
+                    if error.code in _RETRY_WITH_NEW_LINK:
+                        stale = link
+                    elif error.passing:
+                        await asyncio.sleep(self._pause(attempt, error))
+                        attempt += 1
+                    else:
+                        self._forget(wait)  # nothing to cancel (unknown, or not this runner's)
+        except TollgateError:
+            self._forget(wait)
+        finally:
+            wait.cancel_sending = False
+
+    def _adopt_deadline(self, wait: Wait, deadline: object) -> None:
+        """The local deadline follows the server's: its deadline, plus the grace for its own verdict to arrive."""
+        if not isinstance(deadline, str):
+            return
+        try:
+            at = datetime.fromisoformat(deadline.replace("Z", "+00:00"))
+        except ValueError:
+            return
+        wait.arm((at - datetime.now(timezone.utc)).total_seconds() + self._deadline_grace, self._expire)
+
+    # ---- sessions and messages ----
+
+    async def _ensure_session(self, session: Session, force: bool = False) -> None:
+        if session.session_id in self._sessions and not force:
+            return
+        self._sessions[session.session_id] = session
+        if self._link is None:
+            return  # the next hello carries it
+        try:
+            await self._link.request({"action": "hello", "sessions": [session.wire()], "resume": []}, "hello.ok", self._reply_timeout)
+        except TollgateError as error:
+            if error.code not in _RETRY_WITH_NEW_LINK:
+                del self._sessions[session.session_id]
+                raise
+
+    async def _dispatch_messages(self) -> None:
+        """Messages reach the callbacks in order, one at a time; none is dropped while no callback is set."""
+        while True:
+            message = await self._inbox.get()
+            while not self._listeners:
+                self._changed.clear()
+                await self._changed.wait()
+            for listener in list(self._listeners):
+                try:
+                    result = listener(message)
+                    if inspect.isawaitable(result):
+                        await result
+                except Exception as error:  # a listener's failure is its own; the next message still comes
+                    asyncio.get_running_loop().call_exception_handler({"message": "on_message callback failed", "exception": error})
+
+    def _on_frame(self, frame: dict[str, Any]) -> None:
+        if frame.get("type") == "elicitation.verdict":
+            verdict = verdict_of(frame)
+            if verdict is not None:
+                self._on_verdict(verdict)
+        elif frame.get("type") == "session.message":
+            message = message_of(frame)
+            if message is not None and self._seen_messages.add(message.message_id):
+                self._inbox.put_nowait(message)
+
+    # ---- the connection ----
+
+    async def _supervise(self) -> None:
+        attempt = 0
+        while not self._closed:
+            try:
+                link = await Link.dial(self._url, await self._fresh_token(), self._on_frame, self._reply_timeout)
+            except TollgateError as error:
+                if error.code == "unauthorized":
+                    return self._end(error)
+                await asyncio.sleep(self._pause(attempt))
+                attempt += 1
+                continue
+            reader = asyncio.create_task(link.read())
+            try:
+                await self._greet(link)
+            except TollgateError as error:
+                link.drop()
+                if error.code not in _RETRY_WITH_NEW_LINK and not error.passing:
+                    return self._end(error)
+            else:
+                attempt = 0
+                self._set_link(link)
+                pinger = asyncio.create_task(self._keepalive(link))
+                await asyncio.wait([reader])
+                pinger.cancel()
+            await reader
+            self._set_link(None)
+            await asyncio.sleep(self._pause(attempt))
+            attempt += 1
+
+    async def _greet(self, link: Link) -> None:
+        """``hello`` with every session and every wait's id (several frames when they do not fit in one)."""
+        for hello in hellos(list(self._sessions.values()), list(self._waits)):
+            reply = await link.request(hello.frame(), "hello.ok", self._reply_timeout)
+            link.connection_id = str(reply.get("connection_id"))
+
+    async def _keepalive(self, link: Link) -> None:
+        """A ``ping`` before API Gateway's idle limit; an unanswered one means the socket is dead: reconnect."""
+        while True:
+            await asyncio.sleep(self._ping_interval)
+            try:
+                await link.request({"action": "ping"}, "pong", self._reply_timeout)
+            except TollgateError:
+                link.drop()
+                return
+
+    async def _live(self, after: Link | None = None) -> Link:
+        """The live link (another than ``after``), once there is one."""
+        while True:
+            self._raise_if_ended()
+            if self._link is not None and self._link is not after:
+                return self._link
+            self._changed.clear()
+            await self._changed.wait()
+
+    def _set_link(self, link: Link | None) -> None:
+        self._link = link
+        self._changed.set()
+
+    def _raise_if_ended(self) -> None:
+        if self._fatal is not None:
+            raise self._fatal
+        if self._closed:
+            raise TollgateError("closed", "runner closed")
+
+    def _end(self, error: TollgateError) -> None:
+        """Tollgate refused this runner (its token, its sessions): every wait fails with that refusal."""
+        self._fatal = error
+        self._end_waits(error)
+        self._changed.set()
+
+    def _end_waits(self, error: TollgateError) -> None:
+        for wait in list(self._waits.values()):
+            wait.fail(error)
+            self._forget(wait)
+
+    async def _fresh_token(self) -> str:
+        if isinstance(self._token, str):
+            return self._token
+        token = self._token()
+        return await token if inspect.isawaitable(token) else token
+
+    def _pause(self, attempt: int, error: TollgateError | None = None) -> float:
+        """Exponential backoff with jitter (half to all of the step); a ``retry_after_seconds`` is honoured."""
+        if error is not None and error.retry_after_seconds:
+            return float(error.retry_after_seconds)
+        initial, ceiling = self._backoff
+        return min(ceiling, initial * 2 ** min(attempt, 30)) * (0.5 + random.random() / 2)
+
+    def _spawn(self, coroutine: Awaitable[Any]) -> None:
+        task = asyncio.ensure_future(coroutine)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
