@@ -27,7 +27,8 @@ def _start(data_dir: str) -> tuple[subprocess.Popen[str], str, list[str]]:
         "TOLLGATE_PORT": "0",
         "TOLLGATE_JWT_SECRET": SECRET,
         "TOLLGATE_DATA_DIR": data_dir,
-        "TOLLGATE_RECONNECT_GRACE_SECONDS": "30",
+        # Shorter than the default 300 s, and long enough for a busy machine to work through every resume after ten cuts.
+        "TOLLGATE_RECONNECT_GRACE_SECONDS": "120",
         "TOLLGATE_STREAM_POLL_MS": "20",
         "AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED": "true",
     }

@@ -49,7 +49,7 @@ class Tollgate:
         self.runner_token = mint_token("runner", "runner-1")
 
     def runner(self, sessions: list[str], url: str | None = None, **options: Any) -> TollgateRunner:
-        settings: dict[str, Any] = {"backoff": (0.02, 0.2), "reply_timeout": 5.0, **options}
+        settings: dict[str, Any] = {"backoff": (0.02, 0.2), **options}
         return TollgateRunner(url or self.ws_url, self.runner_token, [Session(s) for s in sessions], **settings)
 
     async def call(self, token: str, method: str, path: str, body: Any = None) -> tuple[int, Any]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import json
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -32,6 +33,7 @@ class Link:
         self._on_frame = on_frame
         self._replies: dict[int, asyncio.Future[dict[str, Any]]] = {}
         self._next_ref = 1
+        self._heard_at = time.monotonic()
         self.connection_id: str | None = None
 
     @classmethod
@@ -63,6 +65,7 @@ class Link:
             self._replies.clear()
 
     def _receive(self, raw: str | bytes) -> None:
+        self._heard_at = time.monotonic()
         try:
             frame = json.loads(raw)
         except ValueError:
@@ -75,7 +78,11 @@ class Link:
             reply.set_result(frame)
 
     async def request(self, frame: dict[str, Any], expect: str, timeout: float) -> dict[str, Any]:
-        """Send a frame and wait for its reply; an error frame raises its code. No reply in time: the link is dead."""
+        """Send a frame and wait for its reply; an error frame raises its code.
+
+        The link is dead when ``timeout`` passes with the reply due and not a frame heard (a busy
+        server that answers other frames meanwhile is slow, not gone).
+        """
         ref = self._next_ref
         self._next_ref += 1
         text = encode({**frame, "ref": ref})  # refused before anything is sent
@@ -83,20 +90,29 @@ class Link:
         self._replies[ref] = reply
         try:
             await self._socket.send(text)
-            answer = await asyncio.wait_for(asyncio.shield(reply), timeout)
+            answer = await self._reply(reply, timeout)
         except ConnectionClosed as error:
             raise TollgateError("connection_lost", "connection lost") from error
-        except asyncio.TimeoutError as error:
-            self.drop()
-            raise TollgateError("connection_lost", f"no reply to {frame['action']} within {timeout} s") from error
         finally:
             self._replies.pop(ref, None)
+            if reply.done() and not reply.cancelled():
+                reply.exception()  # a loss seen by send() first leaves this one unread
         if answer.get("type") == "error":
             retry = answer.get("retry_after_seconds")
             raise TollgateError(str(answer.get("code")), str(answer.get("message")), retry if isinstance(retry, (int, float)) else None)
         if answer.get("type") != expect:
             raise TollgateError("bad_reply", f"expected {expect}, got {answer.get('type')}")
         return answer
+
+    async def _reply(self, reply: asyncio.Future[dict[str, Any]], timeout: float) -> dict[str, Any]:
+        sent_at = time.monotonic()
+        while True:
+            try:
+                return await asyncio.wait_for(asyncio.shield(reply), timeout)
+            except asyncio.TimeoutError:
+                if time.monotonic() - max(self._heard_at, sent_at) >= timeout:
+                    self.drop()
+                    raise TollgateError("connection_lost", f"nothing heard for {timeout} s") from None
 
     def drop(self) -> None:
         """Cut the connection at once (a silent peer would keep a polite close waiting)."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import logging
 import random
 import uuid
 from collections.abc import Awaitable, Callable, Iterable, Mapping
@@ -23,7 +24,9 @@ from .frames import Session, SessionMessage, Verdict, check_id, elicit_frame, en
 Token = str | Callable[[], str | Awaitable[str]]
 MessageCallback = Callable[[SessionMessage], Awaitable[None] | None]
 
+log = logging.getLogger("tollgate")
 DEFAULT_TIMEOUT_SECONDS = 86_400  # Tollgate's default deadline: one day
+_RESEND_CONFLICTS = 5
 _RETRY_WITH_NEW_LINK = frozenset({"connection_lost", "unauthorized"})  # an expired token's refusal closes the socket
 
 
@@ -47,13 +50,17 @@ class TollgateRunner:
         ping_interval: float = 240.0,
         reply_timeout: float = 30.0,
         deadline_grace: float = 60.0,
+        connect_timeout: float = 30.0,
+        max_in_flight: int = 32,
         remember: int = 10_000,
     ) -> None:
         self._url, self._token = url, token
         self._sessions: dict[str, Session] = {s.session_id: s for s in map(session_of, sessions)}
         self._backoff, self._ping_interval = backoff, ping_interval
-        self._reply_timeout, self._deadline_grace = reply_timeout, deadline_grace
+        self._reply_timeout, self._deadline_grace, self._connect_timeout = reply_timeout, deadline_grace, connect_timeout
         self._waits: dict[str, Wait] = {}
+        # Raises on their way at once: a burst past this waits its turn, so a lost socket loses few.
+        self._in_flight = asyncio.Semaphore(max_in_flight)
         self._seen_messages = Seen(remember)
         self._listeners: list[MessageCallback] = [on_message] if on_message else []
         self._inbox: asyncio.Queue[SessionMessage] = asyncio.Queue()
@@ -215,16 +222,19 @@ class TollgateRunner:
         """Send the ``elicit`` until Tollgate has it; after a reconnect, the ``hello``'s resume binds it again."""
         if wait.parking or wait.parked:
             return
-        wait.parking, stale, attempt = True, None, 0
+        wait.parking, stale, attempt, sends = True, None, 0, 0
         try:
             while self._alive(wait) and not wait.parked:
                 link = await self._live(after=stale)
                 try:
-                    reply = await link.request(wait.frame or {}, "elicitation.parked", self._reply_timeout)
+                    async with self._in_flight:
+                        reply = await link.request(wait.frame or {}, "elicitation.parked", self._reply_timeout)
                 except TollgateError as error:
+                    sends += 1
                     if error.code in _RETRY_WITH_NEW_LINK:
                         stale = link
-                    elif error.passing:
+                    elif error.passing or (error.code == "conflict" and sends > 1 and attempt < _RESEND_CONFLICTS):
+                        # A re-send may meet the first send still being created on Tollgate's side: a conflict that passes.
                         await asyncio.sleep(self._pause(attempt, error))
                         attempt += 1
                     else:
@@ -332,27 +342,32 @@ class TollgateRunner:
         attempt = 0
         while not self._closed:
             try:
-                link = await Link.dial(self._url, await self._fresh_token(), self._on_frame, self._reply_timeout)
+                link = await Link.dial(self._url, await self._fresh_token(), self._on_frame, self._connect_timeout)
             except TollgateError as error:
+                log.debug("connect failed: %s", error)
                 if error.code == "unauthorized":
                     return self._end(error)
                 await asyncio.sleep(self._pause(attempt))
                 attempt += 1
                 continue
             reader = asyncio.create_task(link.read())
+            log.debug("connected; saying hello with %d sessions and %d waits", len(self._sessions), len(self._waits))
             try:
                 await self._greet(link)
             except TollgateError as error:
+                log.debug("hello failed: %s", error)
                 link.drop()
                 if error.code not in _RETRY_WITH_NEW_LINK and not error.passing:
                     return self._end(error)
             else:
                 attempt = 0
+                log.debug("hello.ok: connection %s", link.connection_id)
                 self._set_link(link)
                 pinger = asyncio.create_task(self._keepalive(link))
                 await asyncio.wait([reader])
                 pinger.cancel()
             await reader
+            log.debug("connection lost")
             self._set_link(None)
             await asyncio.sleep(self._pause(attempt))
             attempt += 1
