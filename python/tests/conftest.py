@@ -51,9 +51,14 @@ def _start(data_dir: str) -> tuple[subprocess.Popen[str], str, list[str]]:
     if ws_url is None or lines[-1:] != ["ready"]:
         process.kill()
         pytest.exit("the local runtime did not start:\n" + "\n".join(lines[-40:]), 2)
-    # Keep reading its output, so a full pipe never stalls it.
-    threading.Thread(target=lambda: [lines.append(x.rstrip()) for x in process.stdout or []], daemon=True).start()
+    threading.Thread(target=_drain, args=(process, lines), daemon=True).start()
     return process, ws_url, lines
+
+
+def _drain(process: subprocess.Popen[str], lines: list[str]) -> None:
+    """Keep reading the runtime's output, so a full pipe never stalls it."""
+    for line in process.stdout or []:
+        lines.append(line.rstrip())
 
 
 @pytest.fixture(scope="session")

@@ -38,7 +38,7 @@ def test_ten_cuts_during_a_hundred_elicitations_lose_and_double_nothing(tollgate
             _, session = await tollgate.call(tollgate.human, "GET", f"/v1/sessions/{sid}")
             assert session["pending_elicitations_count"] == 0
 
-    run(scenario(), timeout=180)
+    run(scenario(), timeout=300)
 
 
 def test_a_silent_socket_is_noticed_by_the_keepalive_and_the_verdict_still_arrives(tollgate: Tollgate, run) -> None:

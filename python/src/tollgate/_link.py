@@ -3,20 +3,27 @@
 from __future__ import annotations
 
 import asyncio
-import inspect
+import importlib
 import json
 import time
 from collections.abc import Callable
 from typing import Any
 
-import websockets
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
 from .errors import TollgateError
 from .frames import encode
 
-# websockets 10-13 name the option `extra_headers`, 14 and later `additional_headers`.
-_HEADERS_OPTION = "additional_headers" if "additional_headers" in inspect.signature(websockets.connect).parameters else "extra_headers"
+
+def _connector() -> tuple[Callable[..., Any], str]:
+    """websockets' asyncio client and its headers option: 13 and later, or 10 to 12 (Debian 12 ships 10.4)."""
+    try:
+        return importlib.import_module("websockets.asyncio.client").connect, "additional_headers"
+    except ImportError:
+        return importlib.import_module("websockets.legacy.client").connect, "extra_headers"
+
+
+_connect, _HEADERS_OPTION = _connector()
 
 
 def _status_of(error: InvalidHandshake) -> int | None:
@@ -41,7 +48,7 @@ class Link:
         options: dict[str, Any] = {_HEADERS_OPTION: {"Authorization": f"Bearer {token}"}}
         try:
             # Tollgate's own `ping` frames keep the socket alive and prove it works; no protocol-level pings.
-            socket = await websockets.connect(url, ping_interval=None, open_timeout=open_timeout, close_timeout=1, **options)
+            socket = await _connect(url, ping_interval=None, open_timeout=open_timeout, close_timeout=1, **options)
         except InvalidHandshake as error:
             status = _status_of(error)
             if status in (401, 403):

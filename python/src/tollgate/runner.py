@@ -9,25 +9,22 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import logging
-import random
 import uuid
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from datetime import datetime, timezone
 from typing import Any
 
 from ._link import Link
+from ._supervisor import RETRY_WITH_NEW_LINK, Supervisor, Timing, Token
 from ._waits import Seen, Wait
 from .errors import TollgateError
 from .frames import Session, SessionMessage, Verdict, check_id, elicit_frame, encode, hellos, message_of, session_of, timeout_of, verdict_of
 
-Token = str | Callable[[], str | Awaitable[str]]
 MessageCallback = Callable[[SessionMessage], Awaitable[None] | None]
 
-log = logging.getLogger("tollgate")
 DEFAULT_TIMEOUT_SECONDS = 86_400  # Tollgate's default deadline: one day
 _RESEND_CONFLICTS = 5
-_RETRY_WITH_NEW_LINK = frozenset({"connection_lost", "unauthorized"})  # an expired token's refusal closes the socket
+_ANNOUNCE_EVERY_SECONDS = 30.0
 
 
 class TollgateRunner:
@@ -54,21 +51,18 @@ class TollgateRunner:
         max_in_flight: int = 32,
         remember: int = 10_000,
     ) -> None:
-        self._url, self._token = url, token
         self._sessions: dict[str, Session] = {s.session_id: s for s in map(session_of, sessions)}
-        self._backoff, self._ping_interval = backoff, ping_interval
-        self._reply_timeout, self._deadline_grace, self._connect_timeout = reply_timeout, deadline_grace, connect_timeout
+        self._timing = Timing(backoff, ping_interval, reply_timeout, connect_timeout)
+        self._deadline_grace = deadline_grace
+        self._connection = Supervisor(url, token, self._timing, self._on_frame, self._greet, self._end_waits)
         self._waits: dict[str, Wait] = {}
         # Raises on their way at once: a burst past this waits its turn, so a lost socket loses few.
         self._in_flight = asyncio.Semaphore(max_in_flight)
         self._seen_messages = Seen(remember)
         self._listeners: list[MessageCallback] = [on_message] if on_message else []
         self._inbox: asyncio.Queue[SessionMessage] = asyncio.Queue()
-        self._link: Link | None = None
-        self._changed = asyncio.Event()  # set whenever the link comes, goes, or the runner ends
-        self._fatal: TollgateError | None = None
-        self._closed = False
-        self._supervisor: asyncio.Task[None] | None = None
+        self._listening = asyncio.Event()
+        self._started = False
         self._tasks: set[asyncio.Task[Any]] = set()
 
     async def __aenter__(self) -> TollgateRunner:
@@ -81,22 +75,24 @@ class TollgateRunner:
     @property
     def connection_id(self) -> str | None:
         """The id Tollgate gave the live connection (it changes at every reconnect)."""
-        return self._link.connection_id if self._link else None
+        link = self._connection.link
+        return link.connection_id if link else None
 
     async def connect(self) -> None:
         """Connect and say ``hello``; returns once Tollgate has bound the sessions."""
         self._start()
-        await self._live()
+        await self._connection.live()
 
     def _start(self) -> None:
-        if self._supervisor is None and not self._closed:
-            self._supervisor = asyncio.create_task(self._supervise())
+        if not self._started and not self._connection.closed:
+            self._started = True
+            self._connection.start()
             self._spawn(self._dispatch_messages())
 
     def on_message(self, callback: MessageCallback) -> Callable[[], None]:
         """Call ``callback`` (plain or async) for every message and notice, in order, each once. Returns an unsubscribe."""
         self._listeners.append(callback)
-        self._changed.set()
+        self._listening.set()
         return lambda: self._listeners.remove(callback)
 
     async def add_session(self, session: Session | str) -> None:
@@ -140,8 +136,8 @@ class TollgateRunner:
 
     async def cancel(self, elicitation_id: str) -> Verdict:
         """Give up waiting: the elicitation resolves ``cancel``/``cancelled`` (unless it had resolved) and its wait ends."""
-        link = await self._live()
-        reply = await link.request({"action": "cancel", "elicitation_id": elicitation_id}, "elicitation.verdict", self._reply_timeout)
+        link = await self._connection.live()
+        reply = await link.request({"action": "cancel", "elicitation_id": elicitation_id}, "elicitation.verdict", self._timing.reply_timeout)
         verdict = verdict_of(reply)
         if verdict is None:
             raise TollgateError("bad_reply", "the cancel's verdict frame is not valid")
@@ -149,24 +145,22 @@ class TollgateRunner:
 
     async def close(self) -> None:
         """Let cancels on their way land (briefly), then close; waits still open fail with ``closed``."""
-        if self._closed:
+        if self._connection.closed:
             return
         cancels = [w.future for w in self._waits.values() if w.cancelling]
-        if cancels and self._link is not None:
-            await asyncio.wait(cancels, timeout=min(self._reply_timeout, 5.0))
-        self._closed = True
+        if cancels and self._connection.link is not None:
+            await asyncio.wait(cancels, timeout=min(self._timing.reply_timeout, 5.0))
         self._end_waits(TollgateError("closed", "runner closed"))
-        for task in [*self._tasks, *([self._supervisor] if self._supervisor else [])]:
+        for task in self._tasks:
             task.cancel()
-        if self._link is not None:
-            await self._link.close()
+        await self._connection.close()
 
     # ---- waits ----
 
     async def _wait(self, eid: str, session_id: str, frame: dict[str, Any] | None, budget: float) -> Verdict:
         if eid in self._waits:
             raise TollgateError("conflict", f"this runner already waits on {eid}")
-        self._raise_if_ended()
+        self._connection.raise_if_ended()
         await self._ensure_session(Session(session_id) if session_id not in self._sessions else self._sessions[session_id])
         wait = Wait(eid, session_id, frame, asyncio.get_running_loop().create_future())
         self._waits[eid] = wait
@@ -216,7 +210,7 @@ class TollgateRunner:
         # not parked yet: the park sends the cancel once Tollgate has it
 
     def _alive(self, wait: Wait) -> bool:
-        return not self._closed and self._waits.get(wait.elicitation_id) is wait
+        return not self._connection.closed and self._waits.get(wait.elicitation_id) is wait
 
     async def _park(self, wait: Wait) -> None:
         """Send the ``elicit`` until Tollgate has it; after a reconnect, the ``hello``'s resume binds it again."""
@@ -225,17 +219,17 @@ class TollgateRunner:
         wait.parking, stale, attempt, sends = True, None, 0, 0
         try:
             while self._alive(wait) and not wait.parked:
-                link = await self._live(after=stale)
+                link = await self._connection.live(after=stale)
                 try:
                     async with self._in_flight:
-                        reply = await link.request(wait.frame or {}, "elicitation.parked", self._reply_timeout)
+                        reply = await link.request(wait.frame or {}, "elicitation.parked", self._timing.reply_timeout)
                 except TollgateError as error:
                     sends += 1
-                    if error.code in _RETRY_WITH_NEW_LINK:
+                    if error.code in RETRY_WITH_NEW_LINK:
                         stale = link
                     elif error.passing or (error.code == "conflict" and sends > 1 and attempt < _RESEND_CONFLICTS):
                         # A re-send may meet the first send still being created on Tollgate's side: a conflict that passes.
-                        await asyncio.sleep(self._pause(attempt, error))
+                        await asyncio.sleep(self._connection.pause(attempt, error))
                         attempt += 1
                     else:
                         wait.fail(error)
@@ -249,18 +243,25 @@ class TollgateRunner:
             wait.parking = False
 
     async def _announce(self, wait: Wait) -> None:
-        """Bind an elicitation raised elsewhere to this connection (a ``hello`` resuming its id)."""
-        stale = None
-        while self._alive(wait) and not wait.parked:
-            link = await self._live(after=stale)
+        """Bind an elicitation raised elsewhere to this connection: a ``hello`` resuming its id.
+
+        Tollgate skips an id it does not know yet, so the ``hello`` goes again, less and less often,
+        until the verdict comes: an elicitation raised after the wait began is still found.
+        """
+        stale, attempt = None, 0
+        while self._alive(wait) and not wait.cancelling:
+            link = await self._connection.live(after=stale)
             try:
-                await link.request({"action": "hello", "sessions": [], "resume": [wait.elicitation_id]}, "hello.ok", self._reply_timeout)
-                wait.parked = True
+                await link.request({"action": "hello", "sessions": [], "resume": [wait.elicitation_id]}, "hello.ok", self._timing.reply_timeout)
             except TollgateError as error:
-                if error.code not in _RETRY_WITH_NEW_LINK:
+                if error.code not in RETRY_WITH_NEW_LINK:
                     wait.fail(error)
                     self._forget(wait)
                 stale = link
+                continue
+            wait.parked = True
+            await asyncio.sleep(min(_ANNOUNCE_EVERY_SECONDS, 0.25 * 2 ** min(attempt, 8)))
+            attempt += 1
 
     async def _send_cancel(self, wait: Wait) -> None:
         """A given-up wait's cancel: again on the next connection when one is lost, after a pause when one passes."""
@@ -269,15 +270,15 @@ class TollgateRunner:
         wait.cancel_sending, stale, attempt = True, None, 0
         try:
             while self._alive(wait):
-                link = await self._live(after=stale)
+                link = await self._connection.live(after=stale)
                 try:
-                    await link.request({"action": "cancel", "elicitation_id": wait.elicitation_id}, "elicitation.verdict", self._reply_timeout)
+                    await link.request({"action": "cancel", "elicitation_id": wait.elicitation_id}, "elicitation.verdict", self._timing.reply_timeout)
                     return  # its verdict frame ended the wait
                 except TollgateError as error:
-                    if error.code in _RETRY_WITH_NEW_LINK:
+                    if error.code in RETRY_WITH_NEW_LINK:
                         stale = link
                     elif error.passing:
-                        await asyncio.sleep(self._pause(attempt, error))
+                        await asyncio.sleep(self._connection.pause(attempt, error))
                         attempt += 1
                     else:
                         self._forget(wait)  # nothing to cancel (unknown, or not this runner's)
@@ -302,12 +303,13 @@ class TollgateRunner:
         if session.session_id in self._sessions and not force:
             return
         self._sessions[session.session_id] = session
-        if self._link is None:
+        link = self._connection.link
+        if link is None:
             return  # the next hello carries it
         try:
-            await self._link.request({"action": "hello", "sessions": [session.wire()], "resume": []}, "hello.ok", self._reply_timeout)
+            await link.request({"action": "hello", "sessions": [session.wire()], "resume": []}, "hello.ok", self._timing.reply_timeout)
         except TollgateError as error:
-            if error.code not in _RETRY_WITH_NEW_LINK:
+            if error.code not in RETRY_WITH_NEW_LINK:
                 del self._sessions[session.session_id]
                 raise
 
@@ -316,8 +318,8 @@ class TollgateRunner:
         while True:
             message = await self._inbox.get()
             while not self._listeners:
-                self._changed.clear()
-                await self._changed.wait()
+                self._listening.clear()
+                await self._listening.wait()
             for listener in list(self._listeners):
                 try:
                     result = listener(message)
@@ -338,98 +340,16 @@ class TollgateRunner:
 
     # ---- the connection ----
 
-    async def _supervise(self) -> None:
-        attempt = 0
-        while not self._closed:
-            try:
-                link = await Link.dial(self._url, await self._fresh_token(), self._on_frame, self._connect_timeout)
-            except TollgateError as error:
-                log.debug("connect failed: %s", error)
-                if error.code == "unauthorized":
-                    return self._end(error)
-                await asyncio.sleep(self._pause(attempt))
-                attempt += 1
-                continue
-            reader = asyncio.create_task(link.read())
-            log.debug("connected; saying hello with %d sessions and %d waits", len(self._sessions), len(self._waits))
-            try:
-                await self._greet(link)
-            except TollgateError as error:
-                log.debug("hello failed: %s", error)
-                link.drop()
-                if error.code not in _RETRY_WITH_NEW_LINK and not error.passing:
-                    return self._end(error)
-            else:
-                attempt = 0
-                log.debug("hello.ok: connection %s", link.connection_id)
-                self._set_link(link)
-                pinger = asyncio.create_task(self._keepalive(link))
-                await asyncio.wait([reader])
-                pinger.cancel()
-            await reader
-            log.debug("connection lost")
-            self._set_link(None)
-            await asyncio.sleep(self._pause(attempt))
-            attempt += 1
-
     async def _greet(self, link: Link) -> None:
         """``hello`` with every session and every wait's id (several frames when they do not fit in one)."""
         for hello in hellos(list(self._sessions.values()), list(self._waits)):
-            reply = await link.request(hello.frame(), "hello.ok", self._reply_timeout)
+            reply = await link.request(hello.frame(), "hello.ok", self._timing.reply_timeout)
             link.connection_id = str(reply.get("connection_id"))
-
-    async def _keepalive(self, link: Link) -> None:
-        """A ``ping`` before API Gateway's idle limit; an unanswered one means the socket is dead: reconnect."""
-        while True:
-            await asyncio.sleep(self._ping_interval)
-            try:
-                await link.request({"action": "ping"}, "pong", self._reply_timeout)
-            except TollgateError:
-                link.drop()
-                return
-
-    async def _live(self, after: Link | None = None) -> Link:
-        """The live link (another than ``after``), once there is one."""
-        while True:
-            self._raise_if_ended()
-            if self._link is not None and self._link is not after:
-                return self._link
-            self._changed.clear()
-            await self._changed.wait()
-
-    def _set_link(self, link: Link | None) -> None:
-        self._link = link
-        self._changed.set()
-
-    def _raise_if_ended(self) -> None:
-        if self._fatal is not None:
-            raise self._fatal
-        if self._closed:
-            raise TollgateError("closed", "runner closed")
-
-    def _end(self, error: TollgateError) -> None:
-        """Tollgate refused this runner (its token, its sessions): every wait fails with that refusal."""
-        self._fatal = error
-        self._end_waits(error)
-        self._changed.set()
 
     def _end_waits(self, error: TollgateError) -> None:
         for wait in list(self._waits.values()):
             wait.fail(error)
             self._forget(wait)
-
-    async def _fresh_token(self) -> str:
-        if isinstance(self._token, str):
-            return self._token
-        token = self._token()
-        return await token if inspect.isawaitable(token) else token
-
-    def _pause(self, attempt: int, error: TollgateError | None = None) -> float:
-        """Exponential backoff with jitter (half to all of the step); a ``retry_after_seconds`` is honoured."""
-        if error is not None and error.retry_after_seconds:
-            return float(error.retry_after_seconds)
-        initial, ceiling = self._backoff
-        return min(ceiling, initial * 2 ** min(attempt, 30)) * (0.5 + random.random() / 2)
 
     def _spawn(self, coroutine: Awaitable[Any]) -> None:
         task = asyncio.ensure_future(coroutine)
