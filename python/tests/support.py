@@ -15,6 +15,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from tollgate import Session, TollgateRunner
+from tollgate._supervisor import Token
 
 SECRET = "tollgate-python-client-test-secret"
 
@@ -48,9 +49,9 @@ class Tollgate:
         self.service = mint_token("service", "service-1")
         self.runner_token = mint_token("runner", "runner-1")
 
-    def runner(self, sessions: list[str], url: str | None = None, **options: Any) -> TollgateRunner:
+    def runner(self, sessions: list[str], url: str | None = None, token: Token | None = None, **options: Any) -> TollgateRunner:
         settings: dict[str, Any] = {"backoff": (0.02, 0.2), **options}
-        return TollgateRunner(url or self.ws_url, self.runner_token, [Session(s) for s in sessions], **settings)
+        return TollgateRunner(url or self.ws_url, token or self.runner_token, [Session(s) for s in sessions], **settings)
 
     async def call(self, token: str, method: str, path: str, body: Any = None) -> tuple[int, Any]:
         return await asyncio.to_thread(self._call, token, method, path, body)

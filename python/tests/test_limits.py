@@ -6,7 +6,7 @@ import asyncio
 import json
 
 import pytest
-from support import Tollgate, fresh
+from support import Tollgate, fresh, mint_token
 
 from tollgate import Session, TollgateError, TollgateRunner
 from tollgate.frames import FRAME_BYTES, encode, hellos
@@ -36,6 +36,17 @@ def test_params_over_24_kib_are_refused_before_sending(tollgate: Tollgate, run) 
             waiting = asyncio.create_task(runner.elicit(sid, {"message": "Still here?"}, elicitation_id=eid))
             await tollgate.answer(sid, eid, "accept")
             assert (await waiting).approved  # the same connection works on
+
+    run(scenario())
+
+
+def test_a_refused_token_ends_the_runner_with_unauthorized(tollgate: Tollgate, run) -> None:
+    async def scenario() -> None:
+        runner = tollgate.runner([fresh("conv")], token=mint_token("runner", "runner-1", ttl_seconds=-60))
+        with pytest.raises(TollgateError) as refused:
+            await runner.connect()
+        assert refused.value.code == "unauthorized"
+        await runner.close()
 
     run(scenario())
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from support import Proxy, Tollgate, fresh
+from support import Proxy, Tollgate, fresh, mint_token
 
 ELICITATIONS, CUTS, SESSIONS = 100, 10, 5
 
@@ -44,8 +44,14 @@ def test_ten_cuts_during_a_hundred_elicitations_lose_and_double_nothing(tollgate
 def test_a_silent_socket_is_noticed_by_the_keepalive_and_the_verdict_still_arrives(tollgate: Tollgate, run) -> None:
     async def scenario() -> None:
         sid, eid = fresh("conv"), fresh("elicit")
+        tokens: list[str] = []
+
+        async def fresh_token() -> str:  # a token function is asked at every connect
+            tokens.append(mint_token("runner", "runner-1"))
+            return tokens[-1]
+
         async with Proxy(tollgate.port) as proxy:
-            async with tollgate.runner([sid], url=proxy.url(tollgate.ws_url), ping_interval=0.2, reply_timeout=1.0) as runner:
+            async with tollgate.runner([sid], url=proxy.url(tollgate.ws_url), token=fresh_token, ping_interval=0.2, reply_timeout=1.0) as runner:
                 waiting = asyncio.create_task(runner.elicit(sid, {"message": "Approve?"}, elicitation_id=eid))
                 await tollgate.eventually(eid, "pending")
                 first = runner.connection_id
@@ -55,5 +61,6 @@ def test_a_silent_socket_is_noticed_by_the_keepalive_and_the_verdict_still_arriv
                 assert verdict.approved
                 assert runner.connection_id not in (None, first)
             assert proxy.connections == 2
+        assert len(tokens) == 2
 
     run(scenario())

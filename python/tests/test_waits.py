@@ -5,31 +5,46 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from support import Tollgate, fresh
+from support import Proxy, Tollgate, fresh
 
 from tollgate import SessionMessage
 
 
 def test_cancelling_the_task_cancels_the_elicitation(tollgate: Tollgate, run) -> None:
     async def scenario() -> None:
-        sid, parked_id, early_id = fresh("conv"), fresh("elicit"), fresh("elicit")
+        sid, eid = fresh("conv"), fresh("elicit")
         async with tollgate.runner([sid]) as runner:
-            parked = asyncio.create_task(runner.elicit(sid, {"message": "Run the migration?"}, elicitation_id=parked_id))
-            await tollgate.eventually(parked_id, "pending")
-            parked.cancel()
-            # Cancelled before Tollgate even has it: the cancel follows the park.
-            early = asyncio.create_task(runner.elicit(sid, {"message": "Drop the table?"}, elicitation_id=early_id))
-            await asyncio.sleep(0)
-            early.cancel()
-            for task in (parked, early):
-                with pytest.raises(asyncio.CancelledError):
-                    await task
+            waiting = asyncio.create_task(runner.elicit(sid, {"message": "Run the migration?"}, elicitation_id=eid))
+            await tollgate.eventually(eid, "pending")
+            waiting.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await waiting
             assert not runner.has_pending(sid)
-            for eid in (parked_id, early_id):
-                verdict = (await tollgate.eventually(eid, "resolved"))["verdict"]
-                assert (verdict["action"], verdict["reason"], verdict["resolved_by"]) == ("cancel", "cancelled", "runner-1")
-            _, session = await tollgate.call(tollgate.human, "GET", f"/v1/sessions/{sid}")
-            assert session["pending_elicitations_count"] == 0
+            verdict = (await tollgate.eventually(eid, "resolved"))["verdict"]
+            assert (verdict["action"], verdict["reason"], verdict["resolved_by"]) == ("cancel", "cancelled", "runner-1")
+
+    run(scenario())
+
+
+def test_a_wait_cancelled_before_its_frame_went_out_never_reaches_tollgate(tollgate: Tollgate, run) -> None:
+    async def scenario() -> None:
+        sid, early, later = fresh("conv"), fresh("elicit"), fresh("elicit")
+        async with Proxy(tollgate.port) as proxy:
+            proxy.refusing = True  # no connection yet: the elicit waits for one
+            runner = tollgate.runner([sid], url=proxy.url(tollgate.ws_url))
+            waiting = asyncio.create_task(runner.elicit(sid, {"message": "Drop the table?"}, elicitation_id=early))
+            await asyncio.sleep(0.3)
+            waiting.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await waiting
+            proxy.refusing = False
+            next_one = asyncio.create_task(runner.elicit(sid, {"message": "Vacuum instead?"}, elicitation_id=later))
+            await tollgate.eventually(later, "pending")  # connected, and every wait's frame has gone out
+            status, _ = await tollgate.call(tollgate.human, "GET", f"/v1/elicitations/{early}")
+            assert status == 404  # no card ever showed
+            await tollgate.answer(sid, later, "accept")
+            assert (await next_one).approved
+            await runner.close()
 
     run(scenario())
 

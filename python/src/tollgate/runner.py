@@ -222,9 +222,12 @@ class TollgateRunner:
                 link = await self._connection.live(after=stale)
                 try:
                     async with self._in_flight:
+                        if wait.cancelling and sends == 0:
+                            self._forget(wait)  # given up before it was sent: nothing to raise, nothing to cancel
+                            return
+                        sends += 1
                         reply = await link.request(wait.frame or {}, "elicitation.parked", self._timing.reply_timeout)
                 except TollgateError as error:
-                    sends += 1
                     if error.code in RETRY_WITH_NEW_LINK:
                         stale = link
                     elif error.passing or (error.code == "conflict" and sends > 1 and attempt < _RESEND_CONFLICTS):
@@ -236,6 +239,8 @@ class TollgateRunner:
                         self._forget(wait)
                     continue
                 wait.parked = True
+                if not self._alive(wait):
+                    return  # its verdict came with the reply
                 self._adopt_deadline(wait, reply.get("deadline"))
                 if wait.cancelling:
                     self._spawn(self._send_cancel(wait))
