@@ -1,0 +1,81 @@
+"""Frames over the contract's limits are refused before sending, with the contract's codes; the connection stays usable."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+from support import Tollgate, fresh, mint_token
+
+from tollgate import Session, TollgateError, TollgateRunner
+from tollgate.frames import FRAME_BYTES, encode, hellos
+
+WIDE_FORM = {
+    "message": "Fill in the release form",
+    "requestedSchema": {
+        "type": "object",
+        "properties": {f"field_{i}": {"type": "string", "description": "é" * 1000} for i in range(32)},
+    },
+}
+
+
+def test_params_over_24_kib_are_refused_before_sending(tollgate: Tollgate, run) -> None:
+    async def scenario() -> None:
+        sid, eid = fresh("conv"), fresh("elicit")
+        async with tollgate.runner([sid]) as runner:
+            with pytest.raises(TollgateError) as refused:
+                await runner.elicit(sid, WIDE_FORM, elicitation_id=eid)
+            assert refused.value.code == "payload_too_large"
+            assert not runner.has_pending(sid)
+            status, _ = await tollgate.call(tollgate.human, "GET", f"/v1/elicitations/{eid}")
+            assert status == 404  # nothing reached Tollgate
+            with pytest.raises(TollgateError) as bad:
+                await runner.elicit(sid, {"message": ""})
+            assert bad.value.code == "bad_request"
+            waiting = asyncio.create_task(runner.elicit(sid, {"message": "Still here?"}, elicitation_id=eid))
+            await tollgate.answer(sid, eid, "accept")
+            assert (await waiting).approved  # the same connection works on
+
+    run(scenario())
+
+
+def test_a_refused_token_ends_the_runner_with_unauthorized(tollgate: Tollgate, run) -> None:
+    async def scenario() -> None:
+        runner = tollgate.runner([fresh("conv")], token=mint_token("runner", "runner-1", ttl_seconds=-60))
+        with pytest.raises(TollgateError) as refused:
+            await runner.connect()
+        assert refused.value.code == "unauthorized"
+        await runner.close()
+
+    run(scenario())
+
+
+def test_a_frame_over_32_kb_is_refused() -> None:
+    with pytest.raises(TollgateError) as refused:
+        encode({"action": "hello", "sessions": [{"session_id": "s", "title": "x" * FRAME_BYTES}]})
+    assert refused.value.code == "payload_too_large"
+
+
+def test_many_sessions_and_waits_go_in_as_many_hellos_as_fit() -> None:
+    sessions = [Session(f"conv_{i}", title="界" * 256) for i in range(250)]
+    resume = [f"elicit_{i:0120d}" for i in range(1_500)]
+    frames = [hello.frame() for hello in hellos(sessions, resume)]
+    assert all(len(encode({**frame, "ref": 10**9})) <= FRAME_BYTES for frame in frames)
+    assert [s["session_id"] for f in frames for s in f["sessions"]] == [s.session_id for s in sessions]
+    assert [r for f in frames for r in f["resume"]] == resume
+    assert all(len(f["sessions"]) <= 100 and len(f["resume"]) <= 1_000 for f in frames)
+
+
+def test_a_runner_with_more_sessions_than_one_frame_holds_registers_them_all(tollgate: Tollgate, run) -> None:
+    async def scenario() -> None:
+        prefix = fresh("conv")
+        sessions = [Session(f"{prefix}_{i}", title="界" * 256) for i in range(50)]
+        assert len(json.dumps([s.wire() for s in sessions], ensure_ascii=False).encode()) > FRAME_BYTES
+        async with TollgateRunner(tollgate.ws_url, tollgate.runner_token, sessions):
+            ids = ",".join(s.session_id for s in sessions)
+            status, body = await tollgate.call(tollgate.human, "GET", f"/v1/sessions?ids={ids}")
+        assert status == 200
+        assert [s["title"] for s in body["sessions"]] == ["界" * 256] * 50
+
+    run(scenario())
