@@ -26,7 +26,11 @@ export const config = {
   loadTimeoutSeconds: int("BENCH_LOAD_TIMEOUT_SECONDS", 360),
   /** `memory` (DynamoDB Local -inMemory) or `disk` (a -dbPath in a temp dir, as `npm start` does with TOLLGATE_DATA_DIR). */
   dynamodb: (process.env.BENCH_DYNAMODB ?? "memory") as "memory" | "disk",
-  phases: (process.env.BENCH_PHASES ?? "floor,roundtrip,badge,load").split(","),
+  phases: (process.env.BENCH_PHASES ?? "floor,roundtrip,badge,load,cost,coldstart").split(","),
+  /** Elicitations the cost phase meters, one at a time. */
+  costElicitations: int("BENCH_COST_ELICITATIONS", 200),
+  /** Minutes a runner's socket stays open while its human decides: the one input of the cost model not measured here. */
+  runnerWaitMinutes: int("BENCH_RUNNER_WAIT_MINUTES", 2),
   /** Write a V8 CPU profile of the runtime child (node --cpu-prof) into this directory. */
   profileDir: process.env.BENCH_PROFILE_DIR,
   out: process.env.BENCH_OUT ?? join(root, "bench/results/latest.json"),

@@ -58,6 +58,14 @@ function memoryReport(runtime: ReturnType<typeof memoryOf>, java: ReturnType<typ
   };
 }
 
+/** The cost phase, after the runtime child has stopped: its own runtime in this process, on its own table. */
+async function cost(dynamoEndpoint: string, work: string) {
+  const { costPhase } = await import("./phases/cost.js");
+  const measured = await costPhase(dynamoEndpoint, join(work, "cost"), config.costElicitations, config.thinkMs);
+  const { costModel } = await import("./cost/model.js"); // reads the stack's memory sizes (loads aws-cdk-lib)
+  return { ...costModel(measured, config.runnerWaitMinutes), sequentialCalls: measured.paths };
+}
+
 async function main() {
   const started = Date.now();
   const othersAtStart = await waitForQuiet(config.quietWaitSeconds);
@@ -84,6 +92,7 @@ async function main() {
   const memory = memoryReport(memoryOf(runtime.pid), javaPid ? memoryOf(javaPid) : undefined, watch.peak);
   await runtime.stop();
   const health = runtimeHealth(runtime, work);
+  if (config.phases.includes("cost")) stage.results.cost = await cost(dynamo.endpoint, work);
   await dynamo.stop();
   if (!process.env.BENCH_KEEP) rmSync(work, { recursive: true, force: true });
 
