@@ -14,6 +14,8 @@ export class BenchSocket {
   readonly badges = new Map<string, number>();
   errors: Frame[] = [];
   closedUnexpectedly = false;
+  /** Frames sent and received: what API Gateway meters as WebSocket messages. */
+  readonly messages = { sent: 0, received: 0 };
   private closing = false;
   private nextRef = 1;
   private replies = new Map<number, (frame: Frame) => void>();
@@ -24,6 +26,7 @@ export class BenchSocket {
   private constructor(readonly ws: WebSocket) {
     ws.on("message", (data) => {
       const at = now();
+      this.messages.received++;
       const frame = JSON.parse(data.toString()) as Frame;
       this.onFrame?.(frame, at);
       if (frame.type === "elicitation.verdict") {
@@ -74,6 +77,7 @@ export class BenchSocket {
         resolve({ reply, sentAt, at: now() });
       });
       const sentAt = now();
+      this.messages.sent++;
       this.ws.send(JSON.stringify({ ...frame, ref }));
     });
   }

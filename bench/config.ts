@@ -26,10 +26,20 @@ export const config = {
   loadTimeoutSeconds: int("BENCH_LOAD_TIMEOUT_SECONDS", 360),
   /** `memory` (DynamoDB Local -inMemory) or `disk` (a -dbPath in a temp dir, as `npm start` does with TOLLGATE_DATA_DIR). */
   dynamodb: (process.env.BENCH_DYNAMODB ?? "memory") as "memory" | "disk",
-  phases: (process.env.BENCH_PHASES ?? "floor,roundtrip,badge,load").split(","),
+  phases: (process.env.BENCH_PHASES ?? "floor,roundtrip,badge,load,cost,coldstart").split(","),
+  /** Elicitations the cost phase meters, one at a time. */
+  costElicitations: int("BENCH_COST_ELICITATIONS", 200),
+  /** Fresh processes per function in the cold start phase (the median is reported). */
+  coldStartRepeats: int("BENCH_COLD_START_REPEATS", 3),
+  /** Functions whose cold start is measured (comma-separated catalog names); all when unset. */
+  coldStartFunctions: process.env.BENCH_COLD_START_FUNCTIONS?.split(","),
+  /** Minutes a runner's socket stays open while its human decides: the one input of the cost model not measured here. */
+  runnerWaitMinutes: int("BENCH_RUNNER_WAIT_MINUTES", 2),
   /** Write a V8 CPU profile of the runtime child (node --cpu-prof) into this directory. */
   profileDir: process.env.BENCH_PROFILE_DIR,
   out: process.env.BENCH_OUT ?? join(root, "bench/results/latest.json"),
+  /** The run to compare with (run-to-run spread of the headline figures): the last one written to `out` unless named. */
+  previous: process.env.BENCH_PREVIOUS ?? process.env.BENCH_OUT ?? join(root, "bench/results/latest.json"),
   /** Wait up to this long for the machine to go quiet (other processes under 0.3 cores) before starting. */
   quietWaitSeconds: int("BENCH_QUIET_WAIT_SECONDS", 60),
   /** Passed through to the runtime; its own defaults apply when unset. */

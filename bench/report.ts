@@ -18,6 +18,11 @@ export function ratiosOf(results: Record<string, unknown>) {
     const s = results[name] as Summary | undefined;
     if (s) ratios[name] = { p50: ratio(s.p50, floor.p50), p99: ratio(s.p99, floor.p99) };
   }
+  const gateway = results.gatewayFloor as Summary | undefined;
+  for (const name of ["roundTrip", "park", "badge"] as const) {
+    const s = results[name] as Summary | undefined;
+    if (s && gateway) ratios[`${name}VsGatewayFloor`] = { p50: ratio(s.p50, gateway.p50), p99: ratio(s.p99, gateway.p99) };
+  }
   return ratios;
 }
 
@@ -30,6 +35,7 @@ export function knobsOf(config: Config) {
     ...config,
     profileDir: config.profileDir ? relative(root, config.profileDir) : undefined,
     out: relative(root, config.out),
+    previous: relative(root, config.previous),
   };
 }
 
@@ -104,6 +110,25 @@ function loadLines(l: Record<string, any>): string[] {
   ];
 }
 
+function costLines(c: Record<string, any>): string[] {
+  const seq = c.sequentialCalls ?? {};
+  return [
+    "",
+    `cost on AWS: $${c.perMillionUsd} per million elicitations; ${c.wruPerElicitation} WRU, ${c.rruPerElicitation} RRU, ${c.wsMessagesPerElicitation} WebSocket messages, ${c.lambdaInvocationsPerElicitation} invocations, ${c.lambdaGbSecondsPerElicitation} GB-s each`,
+    `  ${Object.entries(c.breakdownUsd).map(([k, v]) => `${k} $${v}`).join(", ")}`,
+    `sequential AWS calls: verdict ${seq.verdict?.sequential}, park ${seq.park?.sequential}, badge ${seq.badge?.sequential} (plus the stream's hop)`,
+  ];
+}
+
+function coldStartLines(c: Record<string, any>): string[] {
+  return [
+    "",
+    `cold start (bundle KiB, init ms + first event ms, median of ${c.repeats}):`,
+    ...Object.entries(c.functions as Record<string, any>).map(([name, f]) => `  ${name.padEnd(20)} ${String(f.bundleKiB).padStart(8)} KiB  ${f.initMs} + ${f.firstEventMs} = ${f.coldMs} ms`),
+    `  verdict ${c.verdictVsClientsOnly}x, park ${c.parkVsClientsOnly}x the clients-only bundle`,
+  ];
+}
+
 function cpuLines(cpu: Record<string, any>): string[] {
   if (Object.keys(cpu).length === 0) return [];
   return [
@@ -120,6 +145,8 @@ export function printTable(o: Record<string, any>) {
   const lines = [
     ...latencyLines(o),
     ...(o.load ? loadLines(o.load) : []),
+    ...(o.cost ? costLines(o.cost) : []),
+    ...(o.coldStart ? coldStartLines(o.coldStart) : []),
     ...cpuLines(o.cpu ?? {}),
     "",
     `memory peak: runtime (node) ${o.memory.runtimeNode.peakMiB} MiB; DynamoDB Local (java) ${o.memory.dynamodbLocalJava?.peakMiB ?? "?"} MiB`,
@@ -128,4 +155,22 @@ export function printTable(o: Record<string, any>) {
     "",
   ];
   process.stdout.write(lines.join("\n"));
+}
+
+/** The headline figures, by the path of their key in the JSON. */
+export const headlines = ["floor.total.p50", "gatewayFloor.p50", "roundTrip.p50", "park.p50", "badge.p50", "load.throughput", "cost.perMillionUsd", "cost.wruPerElicitation", "coldStart.functions.httpPostEvent.coldMs", "coldStart.functions.wsElicit.coldMs"];
+
+const at = (o: unknown, path: string): number | undefined => {
+  const v = path.split(".").reduce<any>((x, k) => x?.[k], o);
+  return typeof v === "number" ? v : undefined;
+};
+
+/** Run to run: each headline figure of this run beside the previous run's, and how far apart they are. */
+export function spreadOf(previous: Record<string, unknown>, current: Record<string, unknown>) {
+  const figures: Record<string, { previous: number; now: number; changePercent: number }> = {};
+  for (const path of headlines) {
+    const [before, now] = [at(previous, path), at(current, path)];
+    if (before !== undefined && now !== undefined) figures[path] = { previous: before, now, changePercent: Math.round((1000 * (now - before)) / before) / 10 };
+  }
+  return { previousRun: previous.generatedAt, previousCommit: (previous.machine as { commit?: string } | undefined)?.commit, figures };
 }

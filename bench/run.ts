@@ -15,7 +15,7 @@ import { mintToken } from "../local/tokens.js";
 import { httpClient } from "./clients.js";
 import { config, log, SECRET, TENANT } from "./config.js";
 import { machine, memoryWatch, waitForQuiet } from "./meters.js";
-import { drawCdf, knobsOf, printTable, ratiosOf, writeReport } from "./report.js";
+import { drawCdf, knobsOf, printTable, ratiosOf, spreadOf, writeReport } from "./report.js";
 import { findDynamoJava, memoryOf, startChildRuntime, type ChildRuntime } from "./runtime.js";
 import { runPhases, type Stage } from "./stage.js";
 import { cdfPoints, hundredths } from "./stats.js";
@@ -58,6 +58,21 @@ function memoryReport(runtime: ReturnType<typeof memoryOf>, java: ReturnType<typ
   };
 }
 
+/** The cost phase, after the runtime child has stopped: its own runtime in this process, on its own table. */
+async function cost(dynamoEndpoint: string, work: string) {
+  const { costPhase } = await import("./phases/cost.js");
+  const measured = await costPhase(dynamoEndpoint, join(work, "cost"), config.costElicitations, config.thinkMs);
+  const { costModel } = await import("./cost/model.js"); // reads the stack's memory sizes (loads aws-cdk-lib)
+  return { ...costModel(measured, config.runnerWaitMinutes), sequentialCalls: measured.paths };
+}
+
+/** Cold starts, in the functions' environment the cost phase's runtime set up (its table), straight to DynamoDB Local. */
+async function coldStarts(dynamoEndpoint: string, work: string) {
+  if (!process.env.TOLLGATE_TABLE) throw new Error("the coldstart phase runs after the cost phase, in the environment its runtime set up");
+  const { coldStartPhase } = await import("./phases/cold-start.js");
+  return coldStartPhase(join(work, "cold"), { ...process.env, AWS_ENDPOINT_URL_DYNAMODB: dynamoEndpoint }, config.coldStartRepeats, config.coldStartFunctions);
+}
+
 async function main() {
   const started = Date.now();
   const othersAtStart = await waitForQuiet(config.quietWaitSeconds);
@@ -84,6 +99,8 @@ async function main() {
   const memory = memoryReport(memoryOf(runtime.pid), javaPid ? memoryOf(javaPid) : undefined, watch.peak);
   await runtime.stop();
   const health = runtimeHealth(runtime, work);
+  if (config.phases.includes("cost")) stage.results.cost = await cost(dynamo.endpoint, work);
+  if (config.phases.includes("coldstart")) stage.results.coldStart = await coldStarts(dynamo.endpoint, work);
   await dynamo.stop();
   if (!process.env.BENCH_KEEP) rmSync(work, { recursive: true, force: true });
 
@@ -99,7 +116,8 @@ async function main() {
     runtimeHealth: health,
     cdf: Object.fromEntries(Object.entries(stage.samples).map(([k, v]) => [k, cdfPoints(v)])),
   };
-  writeReport(output, config.out);
+  const previous = existsSync(config.previous) ? JSON.parse(readFileSync(config.previous, "utf8")) : undefined;
+  writeReport(previous ? { ...output, spread: spreadOf(previous, output) } : output, config.out);
   printTable(output);
 }
 

@@ -4,37 +4,18 @@
  * prints the timeline of a few round trips plus the calls per round trip.
  *   npx tsx bench/trace.ts [round trips=200] [timelines=2] [think ms=30]
  */
-import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { invocation } from "../local/lambda.js";
 import { startRuntime } from "../local/runtime.js";
 import { mintToken } from "../local/tokens.js";
 import { TollgateRunner } from "../sdk/runner.js";
 import { httpClient } from "./clients.js";
-import { now } from "./stats.js";
+import { traceCalls, type AwsCall } from "./cost/calls.js";
+import { watchParked } from "./phases/roundtrip.js";
 
 const count = Number(process.argv[2] ?? 200);
 const timelines = Number(process.argv[3] ?? 2);
 const think = Number(process.argv[4] ?? 30);
 const SECRET = "trace-secret";
-
-interface Call {
-  fn: string;
-  what: string;
-  start: number;
-  end?: number;
-}
-let calls: Call[] = [];
-const totals = new Map<string, number>();
-const base = Object.getPrototypeOf(DynamoDBClient.prototype) as { send: (...args: any[]) => Promise<unknown> };
-const send = base.send;
-base.send = function (this: { constructor: { name: string } }, command: any, ...rest: unknown[]) {
-  const call: Call = { fn: invocation.getStore()?.functionName ?? "(runtime)", what: `${this.constructor.name.replace(/Client$/, "")}.${command.constructor.name.replace(/Command$/, "")}`, start: now() };
-  if (call.what.endsWith("TransactWrite")) call.what += `(${command.input.TransactItems.length})`;
-  calls.push(call);
-  totals.set(`${call.fn.padEnd(16)} ${call.what}`, (totals.get(`${call.fn.padEnd(16)} ${call.what}`) ?? 0) + 1);
-  const p = send.call(this, command, ...rest) as Promise<unknown>;
-  return p.finally(() => (call.end = now()));
-};
+const now = () => performance.timeOrigin + performance.now(); // the clock traceCalls stamps calls with
 
 const runtime = await startRuntime({ port: 0, jwtSecret: SECRET, log: () => undefined, streamPollMs: Number(process.env.TOLLGATE_STREAM_POLL_MS ?? 50) });
 process.env.TOLLGATE_RATE_LIMIT_VERDICTS_PER_MINUTE = "1000000";
@@ -43,29 +24,31 @@ const http = httpClient(runtime.httpUrl);
 const human = await mintToken(SECRET, { sub: "trace-human", tenant: "trace", role: "human" });
 const runner = new TollgateRunner({ url: runtime.wsUrl, token: await mintToken(SECRET, { sub: "trace-runner", tenant: "trace", role: "runner" }), sessions: [{ session_id: "trace" }] });
 await runner.connect();
-const parked = new Map<string, () => void>();
-const sdk = runner as unknown as { receive(text: string): void };
-const receive = sdk.receive.bind(runner);
-sdk.receive = (text: string) => {
-  const frame = JSON.parse(text) as { type: string; elicitation_id?: string };
-  if (frame.type === "elicitation.parked") parked.get(frame.elicitation_id!)?.();
-  receive(text);
+const parked = watchParked(runner);
+const trace = traceCalls();
+const totals = new Map<string, number>();
+/** Moves the calls traced so far into the totals per function and call; returns them. */
+const drain = () => {
+  const calls = trace.calls.splice(0);
+  for (const c of calls) totals.set(`${c.fn.padEnd(16)} ${c.what}`, (totals.get(`${c.fn.padEnd(16)} ${c.what}`) ?? 0) + 1);
+  return calls;
 };
 
-const perTrip: Call[][] = [];
+const perTrip: AwsCall[][] = [];
 const durations: number[] = [];
 for (let i = 0; i < count; i++) {
   const id = `trace_${i}`;
-  const isParked = new Promise<void>((r) => parked.set(id, r));
+  const isParked = new Promise<number>((r) => parked.set(id, r));
   const verdict = runner.elicit({ sessionId: "trace", elicitationId: id, params: { message: `trace ${i}` } });
   await isParked;
   await new Promise((r) => setTimeout(r, think)); // a human answers later: the raise's own reactions are done by then
-  calls = [];
+  drain();
   const t0 = now();
   let t1 = 0;
   const [res] = await Promise.all([http.call(human, "POST", "/v1/sessions/trace/events", { type: "approval", elicitation_id: id, action: "accept" }), verdict.then(() => (t1 = now()))]);
   if (res.status !== 200) throw new Error(`HTTP ${res.status} ${JSON.stringify(res.body)}`);
   durations.push(t1 - t0);
+  const calls = drain();
   perTrip.push([...calls.filter((c) => c.start >= t0 && c.start <= t1).map((c) => ({ ...c, start: c.start - t0, end: (c.end ?? t1) - t0 })), { fn: "(bench)", what: "verdict in the SDK", start: t1 - t0, end: t1 - t0 }]);
   await new Promise((r) => setTimeout(r, think));
 }
@@ -86,10 +69,11 @@ for (const trip of perTrip) for (const c of trip) {
 }
 console.log("calls started during round trips, per round trip (count, mean ms each):");
 for (const [k, e] of [...byKind].sort((a, b) => b[1].n - a[1].n)) console.log(`  ${(e.n / count).toFixed(2).padStart(6)}  ${(e.ms / e.n).toFixed(2).padStart(6)} ms  ${k}`);
+drain();
 console.log("\nevery call over the whole run, per round trip (raise, verdict, stream, timers):");
 for (const [k, n] of [...totals].sort((a, b) => b[1] - a[1])) console.log(`  ${(n / count).toFixed(2).padStart(6)}  ${k}`);
 runner.close();
 http.close();
-base.send = send;
+trace.stop();
 await runtime.stop();
 process.exit(0);

@@ -1,6 +1,7 @@
 /**
- * Issue 8: `npm run bench` in miniature (a few samples per phase, 20 runners), as a check that every
- * figure the issue names is measured and written, and that the load phase's own bookkeeping holds.
+ * `npm run bench` in miniature (a few samples per phase, 20 runners, a few metered elicitations, the
+ * cold start of the verdict and park functions), as a check that every figure is measured and written
+ * with its ratio, and that the load phase's and the cost phase's own bookkeeping holds.
  * No time is asserted: speed is the bench's business, not the tests'.
  */
 import { spawn } from "node:child_process";
@@ -8,6 +9,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { spreadOf } from "../bench/report.js";
 
 const work = mkdtempSync(join(tmpdir(), "tollgate-bench-test-"));
 const out = join(work, "mini.json");
@@ -25,6 +27,9 @@ const knobs = {
   BENCH_HUMANS: "3",
   BENCH_LOAD_TIMEOUT_SECONDS: "60",
   BENCH_QUIET_WAIT_SECONDS: "0",
+  BENCH_COST_ELICITATIONS: "8",
+  BENCH_COLD_START_REPEATS: "1",
+  BENCH_COLD_START_FUNCTIONS: "httpPostEvent,wsElicit",
   BENCH_OUT: out,
 };
 
@@ -57,11 +62,15 @@ it("states each figure as a ratio to the floor measured in the same run", () => 
     expect(report.ratios[name].p50).toBeCloseTo(report[name].p50 / report.floor.total.p50, 1);
     expect(report.ratios[name].p99).toBeCloseTo(report[name].p99 / report.floor.total.p99, 1);
   }
+  for (const name of ["roundTrip", "park", "badge"]) {
+    expect(report.ratios[`${name}VsGatewayFloor`].p50).toBeCloseTo(report[name].p50 / report.gatewayFloor.p50, 1);
+  }
 });
 
 it("runs the load with every verdict delivered once, no errors, exact badges, and the runtime's peak memory", () => {
   expect(report.load).toMatchObject({ runners: 20, humans: 3, elicitations: 60, verdicts: 60, errors: 0, lost: 0, doubled: 0, wrongVerdicts: 0, badgesExact: true });
   expect(report.load.maxParked).toBe(20);
+  expect(report.load.memoryPerParkedRunnerKiB).toMatchObject({ runtime: expect.any(Number), dynamodbLocal: expect.any(Number) });
   expect(report.load.throughput).toBeGreaterThan(0);
   expect(report.memory.runtimeNode.peakMiB).toBeGreaterThan(0);
   expect(report.runtimeHealth).toMatchObject({ streamFailures: 0, loggedErrors: 0 });
@@ -72,4 +81,45 @@ it("records its knobs and draws the CDF next to the JSON, and prints the table",
   expect(existsSync(join(work, "latency-cdf-mini.svg"))).toBe(true);
   expect(readFileSync(join(work, "latency-cdf-mini.svg"), "utf8")).toContain("verdict round trip");
   expect(printed).toMatch(/verdict round trip\s+30\s/);
+});
+
+it("measures the cost per elicitation from counted capacity, invocations and messages, and prices it", () => {
+  const cost = report.cost;
+  expect(cost).toMatchObject({ elicitations: 8, errors: 0, perMillionUsd: expect.any(Number), wruPerElicitation: expect.any(Number), rruPerElicitation: expect.any(Number), wsMessagesPerElicitation: expect.any(Number) });
+  for (const key of ["wruPerElicitation", "rruPerElicitation", "wsMessagesPerElicitation", "lambdaInvocationsPerElicitation"]) expect(cost[key]).toBeGreaterThan(0);
+  const summed = Object.values(cost.breakdownUsd as Record<string, number>).reduce((a, b) => a + b, 0);
+  expect(Math.abs(summed - cost.perMillionUsd)).toBeLessThan(0.1);
+  // The documented rules, applied to the real item images, give what DynamoDB Local reports for every single-item write.
+  expect(cost.dynamodb.ruleCheck.singleWritesByRule).toBe(cost.dynamodb.ruleCheck.singleWritesReported);
+  expect(cost.dynamodb.failedCalls).toBe(0);
+  const shapes = cost.dynamodb.byShape.map((s: { shape: string }) => s.shape);
+  expect(shapes.some((s: string) => s.startsWith("TransactWriteItems"))).toBe(true);
+  expect(cost.lambda.map((f: { fn: string }) => f.fn)).toEqual(expect.arrayContaining(["wsElicit", "httpPostEvent", "streams"]));
+});
+
+it("counts the sequential AWS calls of the verdict, the park and the badge", () => {
+  for (const path of ["verdict", "park", "badge"]) {
+    const p = report.cost.sequentialCalls[path];
+    expect(Number.isInteger(p.sequential) && p.sequential >= 1).toBe(true);
+    expect(p.sequential).toBeLessThanOrEqual(p.calls);
+    expect(p.example.length).toBe(p.calls);
+  }
+  expect(report.cost.sequentialCalls.verdict.example.some((c: string) => c.includes("DynamoDB."))).toBe(true);
+});
+
+it("measures each chosen function's cold start beside its bundle size, against a bundle of the clients alone", () => {
+  const cold = report.coldStart;
+  expect(Object.keys(cold.functions).sort()).toEqual(["clientsOnly", "httpPostEvent", "wsElicit"]);
+  for (const f of Object.values(cold.functions) as { bundleKiB: number; initMs: number; coldMs: number }[]) {
+    expect(f.bundleKiB).toBeGreaterThan(0);
+    expect(f.initMs).toBeGreaterThan(0);
+  }
+  expect(cold.verdictVsClientsOnly).toBeCloseTo(cold.functions.httpPostEvent.coldMs / cold.functions.clientsOnly.coldMs, 1);
+  expect(cold.parkVsClientsOnly).toBeCloseTo(cold.functions.wsElicit.coldMs / cold.functions.clientsOnly.coldMs, 1);
+});
+
+it("sets each headline figure beside the previous run's", () => {
+  const previous = { generatedAt: "before", machine: { commit: "abc" }, roundTrip: { p50: 10 }, cost: { perMillionUsd: 20 } };
+  const spread = spreadOf(previous, { roundTrip: { p50: 11 }, cost: { perMillionUsd: 19 }, park: { p50: 3 } });
+  expect(spread).toEqual({ previousRun: "before", previousCommit: "abc", figures: { "roundTrip.p50": { previous: 10, now: 11, changePercent: 10 }, "cost.perMillionUsd": { previous: 20, now: 19, changePercent: -5 } } });
 });

@@ -14,18 +14,22 @@ export interface RoundTripOptions {
   thinkMs: number;
 }
 
-/** The moments `elicitation.parked` arrives, by elicitation id: the SDK does not surface that frame. */
-function watchParked(runner: TollgateRunner): Map<string, (at: number) => void> {
+/**
+ * The moments `elicitation.parked` arrives, by elicitation id: the SDK does not surface that frame, so
+ * its frame handler is wrapped (the frame's text is its last argument).
+ */
+export function watchParked(runner: TollgateRunner): Map<string, (at: number) => void> {
   const parked = new Map<string, (at: number) => void>();
-  const sdk = runner as unknown as { receive(text: string): void };
+  const sdk = runner as unknown as { receive(...args: unknown[]): void };
   const receive = sdk.receive.bind(runner);
-  sdk.receive = (text: string) => {
+  sdk.receive = (...args: unknown[]) => {
     const at = now();
-    if (text.includes('"elicitation.parked"')) {
+    const text = args.at(-1);
+    if (typeof text === "string" && text.includes('"elicitation.parked"')) {
       const frame = JSON.parse(text) as Frame;
       parked.get(frame.elicitation_id)?.(at);
     }
-    receive(text);
+    receive(...args);
   };
   return parked;
 }

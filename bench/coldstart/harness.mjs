@@ -1,0 +1,17 @@
+// One cold start: a fresh Node process imports a bundled function and handles one event.
+// argv: bundle path, event JSON. Prints one JSON line: import time, first event time, what it answered.
+const [bundle, eventJson] = process.argv.slice(2);
+const startedAt = performance.now(); // ms since this process began
+const module = await import(bundle);
+const imported = performance.now();
+const context = { functionName: "cold", awsRequestId: "cold", getRemainingTimeInMillis: () => 10_000, callbackWaitsForEmptyEventLoop: false };
+let outcome;
+try {
+  const result = await module.handler(JSON.parse(eventJson), context);
+  outcome = result?.statusCode ?? (result === undefined ? "ok" : "answered");
+} catch (error) {
+  outcome = `threw ${error?.name ?? "error"}`;
+}
+const handled = performance.now();
+process.stdout.write(JSON.stringify({ processStartMs: startedAt, importMs: imported - startedAt, firstEventMs: handled - imported, outcome }) + "\n");
+process.exit(0);

@@ -1,0 +1,105 @@
+/**
+ * Cost, measured: the runtime runs in this process against DynamoDB Local through the metering proxy,
+ * and one elicitation after another goes the way the cost model prices it: a runner raises it over its
+ * WebSocket in a top-level session, one inbox tab subscribed to every session hears it, a human answers
+ * over HTTP. Every DynamoDB call's capacity, every AWS call with the function that made it, every
+ * invocation with its duration and every WebSocket message is counted over those elicitations alone
+ * (connecting and subscribing come before).
+ */
+import { startRuntime } from "../../local/runtime.js";
+import { mintToken } from "../../local/tokens.js";
+import { BenchSocket, httpClient, sleep, withTimeout } from "../clients.js";
+import { log, SECRET } from "../config.js";
+import { traceCalls } from "../cost/calls.js";
+import { startMeteringProxy } from "../cost/proxy.js";
+import { pathCalls, type PathWindow } from "../cost/sequential.js";
+
+const TENANT = "bench-cost";
+const TABLE = "bench-cost";
+
+/** The functions on each path; the stream's own hop (a batch to `streams`) sits between the two on the badge path. */
+export const paths = {
+  verdict: ["httpPostEvent"],
+  park: ["wsElicit"],
+  badge: ["wsElicit", "streams"],
+} as const;
+
+export async function costPhase(dynamoEndpoint: string, dataDir: string, count: number, thinkMs: number) {
+  const proxy = await startMeteringProxy(dynamoEndpoint);
+  const runtime = await startRuntime({ port: 0, dataDir, dynamoEndpoint: proxy.endpoint, table: TABLE, jwtSecret: SECRET, log: () => undefined, rateLimits: { raisesPerMinute: 1_000_000, verdictsPerMinute: 1_000_000 } });
+  const http = httpClient(runtime.httpUrl, 1);
+  const human = await mintToken(SECRET, { sub: "cost-human", tenant: TENANT, role: "human" });
+  const runner = await BenchSocket.open(runtime.wsUrl, await mintToken(SECRET, { sub: "cost-runner", tenant: TENANT, role: "runner" }));
+  const session = "cost_session";
+  await runner.request({ action: "hello", sessions: [{ session_id: session }] });
+  const inbox = await BenchSocket.open(runtime.wsUrl, human);
+  const subscribed = await inbox.request({ action: "subscribe", sessions: "*" });
+  if (subscribed.reply.type !== "subscribed") throw new Error(`subscribe: ${JSON.stringify(subscribed.reply)}`);
+  let badgeWaiter: { n: number; resolve: () => void } | undefined;
+  inbox.onFrame = (frame) => {
+    if (frame.type === "session.badge" && badgeWaiter && frame.pending_elicitations_count === badgeWaiter.n) badgeWaiter.resolve();
+  };
+  const badge = (n: number) => new Promise<void>((resolve) => (badgeWaiter = { n, resolve }));
+  await sleep(200); // the subscribe's own stream reactions
+
+  log(`cost: ${count} elicitations through the metering proxy`);
+  const windows = { verdict: [] as PathWindow[], park: [] as PathWindow[], badge: [] as PathWindow[] };
+  const clock = () => performance.timeOrigin + performance.now();
+  const trace = traceCalls();
+  const sockets = [runner, inbox];
+  const messagesBefore = runner.messages.sent + runner.messages.received + inbox.messages.sent + inbox.messages.received;
+  const firstCall = proxy.calls.length;
+  const started = clock();
+  let errors = 0;
+  for (let i = 0; i < count; i++) {
+    const id = `cost_${i}`;
+    try {
+      const up = badge(1);
+      const t0 = clock();
+      const { reply } = await runner.request({ action: "elicit", session_id: session, elicitation_id: id, params: { message: `Approve step ${i}?` } });
+      if (reply.type !== "elicitation.parked") throw new Error(JSON.stringify(reply));
+      windows.park.push({ start: t0, end: clock() });
+      await withTimeout(up, 10_000, "badge up");
+      windows.badge.push({ start: t0, end: clock() });
+      await sleep(thinkMs);
+      const down = badge(0);
+      const t1 = clock();
+      const [answer, verdict] = await Promise.all([http.call(human, "POST", `/v1/sessions/${session}/events`, { type: "approval", elicitation_id: id, action: "accept" }), runner.verdict(id, 10_000)]);
+      if (answer.status !== 200 || !verdict) throw new Error(`verdict: HTTP ${answer.status}, frame ${Boolean(verdict)}`);
+      windows.verdict.push({ start: t1, end: performance.timeOrigin + verdict.at });
+      await withTimeout(down, 10_000, "badge down");
+      await sleep(thinkMs);
+    } catch (error) {
+      errors++;
+      log(`cost ${i}: ${(error as Error).message}`);
+    }
+  }
+  const ended = clock();
+  trace.stop();
+  const measured = {
+    elicitations: count,
+    errors,
+    seconds: (ended - started) / 1000,
+    dynamodb: proxy.calls.slice(firstCall).filter((c) => c.table === TABLE),
+    invocations: trace.invocations.filter((v) => v.start >= started && v.end !== undefined),
+    invocationsCounted: Object.fromEntries(trace.counted),
+    awsCalls: trace.calls.filter((c) => c.start >= started),
+    wsMessages: sockets.reduce((n, s) => n + s.messages.sent + s.messages.received, 0) - messagesBefore,
+    wsConnectionMinutes: (sockets.length * (ended - started)) / 60_000,
+    httpRequests: count,
+    paths: {
+      verdict: pathCalls(trace.calls, windows.verdict, paths.verdict),
+      park: pathCalls(trace.calls, windows.park, paths.park),
+      badge: pathCalls(trace.calls, windows.badge, paths.badge),
+    },
+  };
+  runner.close();
+  inbox.close();
+  http.close();
+  await sleep(200);
+  await runtime.stop();
+  await proxy.close();
+  return measured;
+}
+
+export type CostMeasurement = Awaited<ReturnType<typeof costPhase>>;
