@@ -18,7 +18,11 @@ const choicesOf = (property: SchemaProperty): string[] | undefined =>
       ? (property.items.enum ?? property.items.anyOf?.map((c) => c.const) ?? [])
       : undefined;
 
-const oneOf = (values: string[]) => z.enum(values as [string, ...string[]], { error: `must be one of ${values.map((v) => JSON.stringify(v)).join(", ")}` });
+/** One of the choices; the message lists them when they are few. */
+const choiceOf = (values: string[]) => {
+  const which = values.length <= 10 ? values.map((v) => JSON.stringify(v)).join(", ") : `the ${values.length} choices`;
+  return z.enum(values as [string, ...string[]], { error: `must be one of ${which}` });
+};
 
 function propertySchema(property: SchemaProperty): z.ZodType {
   switch (property.type) {
@@ -33,7 +37,7 @@ function propertySchema(property: SchemaProperty): z.ZodType {
     }
     case "string": {
       const choices = choicesOf(property);
-      if (choices) return oneOf(choices);
+      if (choices) return choiceOf(choices);
       let schema = property.format ? FORMATS[property.format] : z.string();
       schema = schema.max(LIMITS.textLength);
       if (property.minLength !== undefined) schema = schema.min(property.minLength);
@@ -41,7 +45,7 @@ function propertySchema(property: SchemaProperty): z.ZodType {
       return schema;
     }
     case "array": {
-      let schema = z.array(oneOf(choicesOf(property) ?? [])).refine((picked) => new Set(picked).size === picked.length, "must not pick a choice twice");
+      let schema = z.array(choiceOf(choicesOf(property) ?? [])).refine((picked) => new Set(picked).size === picked.length, "must not pick a choice twice");
       if (property.minItems !== undefined) schema = schema.min(property.minItems, `must pick at least ${property.minItems}`);
       if (property.maxItems !== undefined) schema = schema.max(property.maxItems, `must pick at most ${property.maxItems}`);
       return schema;
