@@ -149,6 +149,30 @@ describe.skipIf(noBrowser)("approval inbox in a browser", () => {
     expect((await t.http(human, "GET", `/v1/elicitations/${id}`)).body.verdict).toMatchObject({ action: "decline", resolved_by: "human-2" });
   });
 
+  it("shows only the waiting sessions, with their ancestors for context, when asked to", async () => {
+    const quiet = sid("conv_quiet");
+    const root = sid("conv_ctx");
+    const child = sid("conv_waiting");
+    await session(quiet, { title: "Nothing to ask" });
+    await session(root, { title: "Orchestrator" });
+    await session(child, { parent_session_id: root, title: "worker" });
+    await raise(child, { message: "Overwrite the cache?" });
+    const page = await open("/");
+    await page.getByTestId(`session-${quiet}`).waitFor();
+    await live(page);
+    await page.getByTestId("only-pending").check();
+    await page.getByTestId(`session-${quiet}`).waitFor({ state: "detached" });
+    expect(await page.locator(`li:has(> [data-testid="session-${root}"]) [data-testid="session-${child}"]`).count()).toBe(1);
+    expect(await page.getByTestId(`session-${root}`).getAttribute("class")).toContain("context");
+    // A session that starts waiting appears, live.
+    await raise(quiet, { message: "Now there is something" });
+    await expect.poll(() => text(page, `badge-${quiet}`), poll).toContain("1");
+    // The choice is kept for the next visit.
+    await page.reload();
+    await page.getByTestId(`session-${child}`).waitFor();
+    expect(await page.getByTestId("only-pending").isChecked()).toBe(true);
+  });
+
   it("asks for a token when there is none", async () => {
     const context = await inbox.context();
     const page = await context.newPage();
