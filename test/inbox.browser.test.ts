@@ -3,81 +3,27 @@
  * answering (plain and form), the verdict every tab learns, the standalone approval page, and the
  * standing verdict of an approval someone else answered first.
  */
-import { existsSync } from "node:fs";
-import { randomUUID } from "node:crypto";
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { startTollgate, type Harness } from "./support/tollgate.js";
+import { live, noBrowser, poll, sid, startInbox, text, visible, type Inbox } from "./support/inbox.js";
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"];
-const poll = { timeout: 10_000, interval: 50 };
-
-describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)("approval inbox in a browser", () => {
-  let t: Harness;
-  let browser: Browser;
+describe.skipIf(noBrowser)("approval inbox in a browser", () => {
+  let inbox: Inbox;
+  let t: Inbox["t"];
   let human: string;
-  let runner: string;
-  const contexts: BrowserContext[] = [];
-  const pageErrors: string[] = [];
+  const open: Inbox["open"] = (...a) => inbox.open(...a);
+  const session: Inbox["session"] = (...a) => inbox.session(...a);
+  const raise: Inbox["raise"] = (...a) => inbox.raise(...a);
 
   beforeAll(async () => {
-    t = await startTollgate();
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
-    human = await t.token("human", "human-1");
-    runner = await t.token("runner", "runner-1");
+    inbox = await startInbox();
+    ({ t, human } = inbox);
   });
 
-  afterAll(async () => {
-    await browser?.close();
-    await t?.stop();
-  });
+  afterAll(() => inbox?.stop());
 
   afterEach(() => {
-    expect(pageErrors).toEqual([]);
+    expect(inbox.pageErrors).toEqual([]);
   });
-
-  /** A fresh browser (empty localStorage) on a page of the inbox, signed in through ?token=. */
-  async function open(path: string, { noSocket = false, width = 1280, height = 800 } = {}): Promise<Page> {
-    const context = await browser.newContext({ viewport: { width, height } });
-    contexts.push(context);
-    if (noSocket) {
-      // A tab whose live updates never arrive: it only knows what it fetched.
-      await context.addInitScript(() => {
-        (window as any).WebSocket = class {
-          static CONNECTING = 0; static OPEN = 1; static CLOSING = 2; static CLOSED = 3;
-          readyState = 0;
-          send() {}
-          close() {}
-        };
-      });
-    }
-    const page = await context.newPage();
-    page.setDefaultTimeout(10_000);
-    page.on("pageerror", (e) => pageErrors.push(e.message));
-    const sep = path.includes("?") ? "&" : "?";
-    const [base, hash = ""] = path.split("#");
-    await page.goto(`${t.runtime.httpUrl}${base}${sep}token=${human}${hash ? `#${hash}` : ""}`);
-    return page;
-  }
-
-  const sid = (name: string) => `${name}_${randomUUID().slice(0, 8)}`;
-
-  async function session(id: string, body: Record<string, unknown> = {}) {
-    const r = await t.http(runner, "PUT", `/v1/sessions/${id}`, body);
-    expect(r.status).toBeLessThan(300);
-  }
-
-  async function raise(sessionId: string, params: Record<string, unknown>): Promise<string> {
-    const r = await t.http(runner, "POST", `/v1/sessions/${sessionId}/events`, { type: "response.elicitation_request", params });
-    expect(r.status).toBe(201);
-    return r.body.elicitation_id;
-  }
-
-  /** The page is subscribed: what happens from now on reaches it by push. */
-  const live = (page: Page) => page.locator("#conn", { hasText: "Live" }).waitFor();
-  const text = (page: Page, testId: string) => page.getByTestId(testId).textContent();
-  const visible = (page: Page, testId: string) => page.getByTestId(testId).isVisible();
 
   it("shows a live badge and card, approves, and every view learns the verdict", async () => {
     const root = sid("conv_root");
@@ -203,9 +149,32 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)("approval inbox in a b
     expect((await t.http(human, "GET", `/v1/elicitations/${id}`)).body.verdict).toMatchObject({ action: "decline", resolved_by: "human-2" });
   });
 
+  it("shows only the waiting sessions, with their ancestors for context, when asked to", async () => {
+    const quiet = sid("conv_quiet");
+    const root = sid("conv_ctx");
+    const child = sid("conv_waiting");
+    await session(quiet, { title: "Nothing to ask" });
+    await session(root, { title: "Orchestrator" });
+    await session(child, { parent_session_id: root, title: "worker" });
+    await raise(child, { message: "Overwrite the cache?" });
+    const page = await open("/");
+    await page.getByTestId(`session-${quiet}`).waitFor();
+    await live(page);
+    await page.getByTestId("only-pending").check();
+    await page.getByTestId(`session-${quiet}`).waitFor({ state: "detached" });
+    expect(await page.locator(`li:has(> [data-testid="session-${root}"]) [data-testid="session-${child}"]`).count()).toBe(1);
+    expect(await page.getByTestId(`session-${root}`).getAttribute("class")).toContain("context");
+    // A session that starts waiting appears, live.
+    await raise(quiet, { message: "Now there is something" });
+    await expect.poll(() => text(page, `badge-${quiet}`), poll).toContain("1");
+    // The choice is kept for the next visit.
+    await page.reload();
+    await page.getByTestId(`session-${child}`).waitFor();
+    expect(await page.getByTestId("only-pending").isChecked()).toBe(true);
+  });
+
   it("asks for a token when there is none", async () => {
-    const context = await browser.newContext();
-    contexts.push(context);
+    const context = await inbox.context();
     const page = await context.newPage();
     await page.goto(`${t.runtime.httpUrl}/`);
     await page.getByLabel(/paste a human token/i).fill(human);

@@ -2,7 +2,8 @@
 // An approval card: the question, its answer form, and then the verdict, whoever gave it.
 import { api, ApiError, seg } from "./api.js";
 import { fill, h, nextId } from "./dom.js";
-import { buildField, readForm } from "./form.js";
+import { displayValue } from "./fields.js";
+import { buildForm } from "./form.js";
 import { claims } from "./signin.js";
 import { timeEl } from "./time.js";
 import { verdictWords } from "./verdict.js";
@@ -31,10 +32,29 @@ function verdictNodes(v, note, schema) {
   if (content.length) {
     nodes.push(h("dl", { class: "content" }, content.map(([k, val]) => [
       h("dt", {}, schema?.properties[k]?.title || k),
-      h("dd", {}, typeof val === "boolean" ? (val ? "yes" : "no") : String(val)),
+      h("dd", {}, displayValue(schema?.properties[k], val)),
     ])));
   }
   return nodes;
+}
+
+/**
+ * A URL-mode request: the full address and where it leads, for the human's consent (`ask`), and the
+ * link to open once they consented (`open`). The page never loads the address by itself.
+ * @param {string} url
+ */
+function urlRequest(url) {
+  const parsed = URL.canParse(url) ? new URL(url) : null;
+  const plain = parsed?.protocol === "http:";
+  const host = parsed?.host ?? "an address that does not parse";
+  const ask = h("div", { class: "url-request" },
+    h("p", {}, "Asks you to open a page on ", h("strong", { class: "host" }, host), plain ? h("span", { class: "warn" }, " (not encrypted)") : null, ":"),
+    h("p", { class: "url" }, h("code", {}, url)),
+    h("p", { class: "help" }, "Consenting tells the agent you will continue on that page; Tollgate does not open or fetch it."));
+  const open = parsed
+    ? h("p", { class: "open-url" }, h("a", { href: parsed.href, target: "_blank", rel: "noopener noreferrer" }, `Open ${host} ↗`))
+    : null;
+  return { ask, open };
 }
 
 /** @param {RequestEvent} event @param {CardOptions} opts */
@@ -62,7 +82,8 @@ export function createCard(event, opts = {}) {
   const id = event.elicitation_id;
   const params = event.params || {};
   const schema = params.requestedSchema && typeof params.requestedSchema === "object" ? params.requestedSchema : undefined;
-  const required = new Set(schema?.required ?? []);
+  const answers = schema ? buildForm(schema) : undefined;
+  const link = params.mode === "url" ? urlRequest(params.url) : undefined;
   const msgId = nextId("msg");
   let settled = false; // an authoritative verdict is shown
   /** @type {{action: VerdictAction, content?: Record<string, unknown>, by: string} | null} */
@@ -70,11 +91,12 @@ export function createCard(event, opts = {}) {
 
   const error = h("p", { class: "error", role: "alert", hidden: true });
   const verdict = h("div", { class: "verdict", "data-testid": `verdict-${id}`, "aria-live": "polite", hidden: true });
-  const accept = h("button", { type: "submit", class: "primary", "data-testid": `accept-${id}` }, schema ? "Accept" : "Approve");
+  const accept = h("button", { type: "submit", class: "primary", "data-testid": `accept-${id}` }, link ? "Consent" : schema ? "Accept" : "Approve");
   const decline = h("button", { type: "button", "data-testid": `decline-${id}`, onclick: () => answer("decline") }, "Decline");
   const fields = h("fieldset", { class: "fields" },
     h("legend", { class: "visually-hidden" }, "Answer"),
-    Object.entries(schema?.properties ?? {}).map(([name, prop]) => buildField(name, prop, required.has(name))),
+    link?.ask,
+    answers?.nodes,
     h("div", { class: "actions" }, accept, decline));
   const form = h("form", { onsubmit: (/** @type {SubmitEvent} */ e) => { e.preventDefault(); answer("accept"); } }, fields);
   if (schema) form.setAttribute("aria-label", "Answer form");
@@ -103,13 +125,14 @@ export function createCard(event, opts = {}) {
     head.querySelector(".deadline")?.remove();
     error.hidden = true;
     fill(verdict, verdictNodes(v, note, schema));
+    if (link?.open && v.action === "accept") verdict.append(link.open);
     verdict.hidden = false;
   }
 
   /** @param {VerdictAction} action */
   async function answer(action) {
+    const content = action === "accept" ? answers?.read() : undefined;
     if (action === "accept" && !form.reportValidity()) return;
-    const content = action === "accept" && schema ? readForm(form, schema) : undefined;
     const body = { type: "approval", elicitation_id: id, action, content };
     busy(true);
     error.hidden = true;

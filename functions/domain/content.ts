@@ -1,7 +1,28 @@
-/** Checks a verdict's `content` against the elicitation's `requestedSchema` (MCP form mode). */
+/** Checks a verdict's `content` against what the elicitation asked for (MCP form and URL modes). */
 import * as z from "zod";
 import { badRequest } from "../shared/errors.js";
-import type { RequestedSchema, SchemaProperty } from "../shared/schemas.js";
+import { LIMITS, type ElicitationParams, type SchemaProperty } from "../shared/schemas.js";
+
+const FORMATS = {
+  email: z.email({ pattern: z.regexes.html5Email, error: "must be an email address" }),
+  uri: z.url({ error: "must be an absolute URI" }),
+  date: z.iso.date({ error: "must be a date (YYYY-MM-DD)" }),
+  "date-time": z.iso.datetime({ offset: true, error: "must be a date and time with its offset (RFC 3339)" }),
+};
+
+/** The values a select or multi-select offers. */
+const choicesOf = (property: SchemaProperty): string[] | undefined =>
+  property.type === "string"
+    ? (property.enum ?? property.oneOf?.map((c) => c.const))
+    : property.type === "array"
+      ? (property.items.enum ?? property.items.anyOf?.map((c) => c.const) ?? [])
+      : undefined;
+
+/** One of the choices; the message lists them when they are few. */
+const choiceOf = (values: string[]) => {
+  const which = values.length <= 10 ? values.map((v) => JSON.stringify(v)).join(", ") : `the ${values.length} choices`;
+  return z.enum(values as [string, ...string[]], { error: `must be one of ${which}` });
+};
 
 function propertySchema(property: SchemaProperty): z.ZodType {
   switch (property.type) {
@@ -15,18 +36,29 @@ function propertySchema(property: SchemaProperty): z.ZodType {
       return schema;
     }
     case "string": {
-      if (property.enum) return z.enum(property.enum as [string, ...string[]]);
-      let schema = z.string().max(16_000);
+      const choices = choicesOf(property);
+      if (choices) return choiceOf(choices);
+      let schema = property.format ? FORMATS[property.format] : z.string();
+      schema = schema.max(LIMITS.textLength);
       if (property.minLength !== undefined) schema = schema.min(property.minLength);
       if (property.maxLength !== undefined) schema = schema.max(property.maxLength);
+      return schema;
+    }
+    case "array": {
+      let schema = z.array(choiceOf(choicesOf(property) ?? [])).refine((picked) => new Set(picked).size === picked.length, "must not pick a choice twice");
+      if (property.minItems !== undefined) schema = schema.min(property.minItems, `must pick at least ${property.minItems}`);
+      if (property.maxItems !== undefined) schema = schema.max(property.maxItems, `must pick at most ${property.maxItems}`);
       return schema;
     }
   }
 }
 
-export function checkContent(schema: RequestedSchema | undefined, content: Record<string, unknown> | undefined): void {
+/** Refuses, with a `bad_request` naming the field, content that does not fit the form (or that URL mode does not take). */
+export function checkContent(params: ElicitationParams, content: Record<string, unknown> | undefined): void {
   if (content === undefined) return;
   if (JSON.stringify(content).length > 24 * 1024) throw badRequest("content is larger than 24 KiB");
+  if (params.mode === "url") throw badRequest("content does not come with a URL-mode elicitation: accepting is the consent");
+  const schema = params.requestedSchema;
   if (!schema) return;
   const required = new Set(schema.required ?? []);
   const shape = Object.fromEntries(
@@ -38,6 +70,7 @@ export function checkContent(schema: RequestedSchema | undefined, content: Recor
   const result = z.strictObject(shape).safeParse(content);
   if (!result.success) {
     const issue = result.error.issues[0];
-    throw badRequest(`content does not fit requestedSchema: ${issue.path.join(".") || "content"}: ${issue.message}`);
+    const [where, what] = issue.code === "unrecognized_keys" ? [issue.keys.join(", "), "not a field of the form"] : [issue.path.join("."), issue.message];
+    throw badRequest(`content does not fit requestedSchema: ${where}: ${what}`);
   }
 }

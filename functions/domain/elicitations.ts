@@ -184,7 +184,7 @@ export function createElicitations(ctx: Context, sessions: Sessions, delivery: D
       const item = await find(caller.tenant, input.elicitation_id);
       if (!item || item.session_id !== sessionId) throw notFound("elicitation");
       if (input.content !== undefined && input.action !== "accept") throw badRequest("content comes only with accept");
-      if (item.status === "pending") checkContent(paramsOf(item).requestedSchema, input.content);
+      if (item.status === "pending") checkContent(paramsOf(item), input.content);
       const { item: standing } = await resolve(
         {
           tenant: caller.tenant,

@@ -7,6 +7,7 @@ import * as z from "zod";
 export const LIMITS = {
   idLength: 128,
   messageLength: 4_000,
+  urlLength: 8_000,
   paramsBytes: 24 * 1024,
   schemaProperties: 32,
   titleLength: 256,
@@ -46,22 +47,68 @@ export const Id = z.string().regex(/^[A-Za-z0-9_.:-]{1,128}$/, "must be 1 to 128
 const Text = (max: number) => z.string().max(max);
 const Ref = z.union([z.string().max(128), z.number()]).optional();
 
+// ---- The MCP 2025-11-25 elicitation form grammar (`requestedSchema`) and URL mode ----
 const Described = { title: Text(256).optional(), description: Text(1_000).optional() };
-const StringProperty = z.strictObject({
-  type: z.literal("string"),
-  ...Described,
-  enum: z.array(Text(256)).min(1).max(100).optional(),
-  enumNames: z.array(Text(256)).max(100).optional(),
-  minLength: z.number().int().min(0).optional(),
-  maxLength: z.number().int().min(0).optional(),
-  format: z.enum(["email", "uri", "date", "date-time"]).optional(),
-  default: Text(4_000).optional(),
-});
+const Choice = Text(256);
+const TitledChoice = z.strictObject({ const: Choice, title: Text(256) });
+const Choices = <T extends z.ZodType>(choice: T) => z.array(choice).min(1).max(100);
+const Count = z.number().int().min(0);
+
+type Issues = z.core.$RefinementCtx;
+/** Refuses a lower bound above its upper bound, naming the pair. */
+function ordered(ctx: Issues, value: Record<string, unknown>, low: string, high: string) {
+  const [a, b] = [value[low], value[high]];
+  if (typeof a === "number" && typeof b === "number" && a > b) ctx.addIssue({ code: "custom", path: [low], message: `${low} is above ${high}` });
+}
+/** Refuses choices that repeat (a select could not tell them apart) and a default that is not one of them. */
+function choosable(ctx: Issues, values: string[], defaults: unknown[], path: PropertyKey[]) {
+  if (new Set(values).size !== values.length) ctx.addIssue({ code: "custom", path, message: "choices must not repeat" });
+  for (const d of defaults) {
+    if (typeof d === "string" && !values.includes(d)) ctx.addIssue({ code: "custom", path: ["default"], message: `default ${JSON.stringify(d)} is not one of the choices` });
+  }
+}
+
+/** Free text (with length and format), or a single select: untitled `enum`, legacy `enum` + `enumNames`, or titled `oneOf`. */
+const StringProperty = z
+  .strictObject({
+    type: z.literal("string"),
+    ...Described,
+    enum: Choices(Choice).optional(),
+    enumNames: z.array(Text(256)).max(100).optional(),
+    oneOf: Choices(TitledChoice).optional(),
+    minLength: Count.optional(),
+    maxLength: Count.optional(),
+    format: z.enum(["email", "uri", "date", "date-time"]).optional(),
+    default: Text(4_000).optional(),
+  })
+  .superRefine((p, ctx) => {
+    ordered(ctx, p, "minLength", "maxLength");
+    if (p.enum && p.oneOf) ctx.addIssue({ code: "custom", path: ["oneOf"], message: "a select has enum or oneOf, not both" });
+    if (p.enumNames && p.enumNames.length !== p.enum?.length) ctx.addIssue({ code: "custom", path: ["enumNames"], message: "enumNames needs one name for each enum value" });
+    if (p.enum) choosable(ctx, p.enum, [p.default], ["enum"]);
+    if (p.oneOf) choosable(ctx, p.oneOf.map((c) => c.const), [p.default], ["oneOf"]);
+  });
 const Bounds = { ...Described, minimum: StorableNumber.optional(), maximum: StorableNumber.optional(), default: StorableNumber.optional() };
-const NumberProperty = z.strictObject({ type: z.literal("number"), ...Bounds });
-const IntegerProperty = z.strictObject({ type: z.literal("integer"), ...Bounds });
+const NumberProperty = z.strictObject({ type: z.literal("number"), ...Bounds }).superRefine((p, ctx) => ordered(ctx, p, "minimum", "maximum"));
+const IntegerProperty = z.strictObject({ type: z.literal("integer"), ...Bounds }).superRefine((p, ctx) => ordered(ctx, p, "minimum", "maximum"));
 const BooleanProperty = z.strictObject({ type: z.literal("boolean"), ...Described, default: z.boolean().optional() });
-export const SchemaProperty = z.discriminatedUnion("type", [StringProperty, NumberProperty, IntegerProperty, BooleanProperty]);
+/** A multi-select: untitled `items.enum` or titled `items.anyOf`, with `minItems`/`maxItems`. */
+const ArrayProperty = z
+  .strictObject({
+    type: z.literal("array"),
+    ...Described,
+    minItems: Count.optional(),
+    maxItems: Count.optional(),
+    items: z
+      .strictObject({ type: z.literal("string").optional(), enum: Choices(Choice).optional(), anyOf: Choices(TitledChoice).optional() })
+      .refine((i) => (i.enum === undefined) !== (i.anyOf === undefined), "items has enum or anyOf (one of them)"),
+    default: z.array(Choice).max(100).optional(),
+  })
+  .superRefine((p, ctx) => {
+    ordered(ctx, p, "minItems", "maxItems");
+    choosable(ctx, p.items.enum ?? p.items.anyOf?.map((c) => c.const) ?? [], p.default ?? [], ["items"]);
+  });
+export const SchemaProperty = z.discriminatedUnion("type", [StringProperty, NumberProperty, IntegerProperty, BooleanProperty, ArrayProperty]);
 export type SchemaProperty = z.infer<typeof SchemaProperty>;
 
 export const RequestedSchema = z
@@ -74,10 +121,26 @@ export const RequestedSchema = z
   .refine((s) => (s.required ?? []).every((name) => Object.hasOwn(s.properties, name)), "required names a property that does not exist");
 export type RequestedSchema = z.infer<typeof RequestedSchema>;
 
-export const ElicitationParams = z.strictObject({
-  message: z.string().min(1).max(LIMITS.messageLength),
-  requestedSchema: RequestedSchema.optional(),
+const Message = z.string().min(1).max(LIMITS.messageLength);
+/** Form mode (the default): a question, with a form or without (a plain approval). */
+const FormParams = z.strictObject({ mode: z.literal("form").optional(), message: Message, requestedSchema: RequestedSchema.optional() });
+/**
+ * URL mode: the human is asked to consent to opening a web page (a sign-in, a payment). Tollgate
+ * shows the address and never fetches it; only http(s) addresses without credentials in them.
+ */
+const WebUrl = z
+  .url({ protocol: /^https?$/, error: "url must be an absolute http or https URL" })
+  .max(LIMITS.urlLength)
+  // Runs even when the check above failed: an address that does not parse was refused there.
+  .refine((u) => !URL.canParse(u) || (!new URL(u).username && !new URL(u).password), "url must not carry a user name or password");
+const UrlParams = z.strictObject({
+  mode: z.literal("url"),
+  message: Message,
+  url: WebUrl,
+  elicitationId: z.string().min(1).max(LIMITS.idLength * 2),
+  requestedSchema: z.never({ error: "URL mode takes no requestedSchema" }).optional(),
 });
+export const ElicitationParams = z.discriminatedUnion("mode", [FormParams, UrlParams]);
 export type ElicitationParams = z.infer<typeof ElicitationParams>;
 
 export const TimeoutSeconds = z.number().int().min(LIMITS.timeoutSeconds.min).max(LIMITS.timeoutSeconds.max);
