@@ -4,6 +4,7 @@
  * docs/deploy.md lists them for operators.
  */
 import type { Node } from "constructs";
+import { parseIssuers } from "../functions/shared/oidc.js";
 
 export interface TollgateConfig {
   /** Table deletion protection and RETAIN removal policies (`tollgate:deletionProtection`). */
@@ -15,6 +16,11 @@ export interface TollgateConfig {
    * the functions that read the secret may decrypt with it, through Secrets Manager only.
    */
   jwtSecretKeyArn?: string;
+  /**
+   * OpenID Connect issuers whose tokens the functions accept (`tollgate:oidcIssuers`), as the JSON
+   * array docs/security.md describes; checked at synth time with the functions' own parser.
+   */
+  oidcIssuers?: string;
   /** Seconds a runner has to come back before its elicitations resolve runner_gone. */
   reconnectGraceSeconds: number;
   /** Seconds a sub-agent's elicitation may stay pending before its parent is told. */
@@ -54,6 +60,7 @@ export const contextKeys = {
   deletionProtection: "tollgate:deletionProtection",
   jwtSecretArn: "tollgate:jwtSecretArn",
   jwtSecretKeyArn: "tollgate:jwtSecretKeyArn",
+  oidcIssuers: "tollgate:oidcIssuers",
   reconnectGraceSeconds: "tollgate:reconnectGraceSeconds",
   escalationGraceSeconds: "tollgate:escalationGraceSeconds",
   rateLimitRaisesPerMinute: "tollgate:rateLimitRaisesPerMinute",
@@ -150,10 +157,24 @@ function jwtSecretSource(node: Node): { jwtSecretArn?: string; jwtSecretKeyArn?:
   return { jwtSecretArn, jwtSecretKeyArn };
 }
 
+/** cdk.json gives the array itself, `-c` a string of JSON. */
+function oidcIssuers(node: Node): string | undefined {
+  const v: unknown = node.tryGetContext(contextKeys.oidcIssuers);
+  if (v === undefined || v === null || v === "") return undefined;
+  const json = typeof v === "string" ? v : JSON.stringify(v);
+  try {
+    parseIssuers(json);
+  } catch (error) {
+    throw new Error(`context ${contextKeys.oidcIssuers}: ${(error as Error).message}`);
+  }
+  return json;
+}
+
 export function readConfig(node: Node): TollgateConfig {
   const apiGatewayCloudWatchRole = bool(node, contextKeys.apiGatewayCloudWatchRole, defaults.apiGatewayCloudWatchRole);
   return {
     ...jwtSecretSource(node),
+    oidcIssuers: oidcIssuers(node),
     deletionProtection: bool(node, contextKeys.deletionProtection, defaults.deletionProtection),
     reconnectGraceSeconds: int(node, contextKeys.reconnectGraceSeconds, defaults.reconnectGraceSeconds, 1, 86_400),
     escalationGraceSeconds: int(node, contextKeys.escalationGraceSeconds, defaults.escalationGraceSeconds, 1, 86_400),

@@ -79,6 +79,7 @@ export class TollgateFunctions extends StackPart {
       if (spec.connections) f.bindConnections(b.connections);
       if (spec.scheduler) f.bindScheduler(b.scheduler);
       if (spec.verifiesTokens) f.bindJwtSecret(b.jwtSecret, b.jwtSecretKey);
+      if (spec.verifiesTokens && b.config.oidcIssuers) f.setOidcIssuers(b.config.oidcIssuers);
       if (spec.rateLimited) f.setRateLimits(b.config.rateLimits);
       if (spec.scheduler || spec.trigger.kind === "timer") {
         f.setGraces({

@@ -146,7 +146,8 @@ export class TollgateFunction extends Construct {
         id: "cdk-validator-cfnguard::lambda_inside_vpc_check",
         reason:
           "The functions reach only AWS APIs (DynamoDB, Scheduler, API Gateway, Secrets Manager) over TLS with " +
-          "IAM; a VPC would add NAT or five interface endpoints and cold-start cost, and protect nothing they hold.",
+          "IAM, and configured OpenID issuers' key sets over HTTPS; a VPC would add NAT, endpoints and cold-start " +
+          "cost, and protect nothing they hold.",
       },
     );
   }
@@ -272,6 +273,11 @@ export class TollgateFunction extends Construct {
         conditions: { StringEquals: { "kms:ViaService": `secretsmanager.${Stack.of(this).region}.${Stack.of(this).urlSuffix}` } },
       }),
     );
+  }
+
+  /** The OpenID issuers whose tokens are accepted, on the functions that verify tokens. */
+  setOidcIssuers(json: string): void {
+    this.addEnv(env.oidcIssuers, json);
   }
 
   /** Per-token rate limits, on the functions that raise elicitations or give verdicts. */

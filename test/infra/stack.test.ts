@@ -330,6 +330,18 @@ describe("environment", () => {
     }
   });
 
+  it("OpenID issuers from context go to exactly the functions that verify tokens; a malformed list is refused at synth", () => {
+    const issuers = [{ issuer: "https://login.example.com", audience: "urn:tollgate:api", tenant: { value: "acme" }, role: { claim: "tollgate_role" } }];
+    const c = synth({ "tollgate:oidcIssuers": issuers });
+    for (const name of functionNames) {
+      const v = c.json.Resources[c.fnId(name)].Properties.Environment.Variables;
+      expect(v[env.oidcIssuers] === undefined ? undefined : JSON.parse(v[env.oidcIssuers]), name).toEqual(spec(name).verifiesTokens ? issuers : undefined);
+      expect(s.json.Resources[s.fnId(name)].Properties.Environment.Variables[env.oidcIssuers], name).toBeUndefined();
+    }
+    expect(() => synth({ "tollgate:oidcIssuers": '[{"issuer":"not a url"}]' })).toThrow(/tollgate:oidcIssuers/);
+    expect(() => synth({ "tollgate:oidcIssuers": "[{" })).toThrow(/tollgate:oidcIssuers/);
+  });
+
   it("a partial secret ARN (no suffix) is granted with the ?????? suffix pattern", () => {
     const arn = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:tollgate/jwt";
     const c = synth({ "tollgate:jwtSecretArn": arn });
