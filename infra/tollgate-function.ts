@@ -41,9 +41,6 @@ export interface SchedulerBinding {
   deadLetterArn: string;
 }
 
-/** The variable that tells the functions that create schedules where their dead letters go. */
-export const schedulerDeadLetterArnEnv = "TOLLGATE_SCHEDULER_DEAD_LETTER_ARN";
-
 export interface TollgateFunctionProps {
   name: FunctionName;
   spec: FunctionSpec;
@@ -218,7 +215,7 @@ export class TollgateFunction extends Construct {
     const stack = Stack.of(this);
     this.addEnv(env.schedulerGroup, props.groupName);
     this.addEnv(env.schedulerRoleArn, props.role.roleArn);
-    this.addEnv(schedulerDeadLetterArnEnv, props.deadLetterArn);
+    this.addEnv(env.schedulerDeadLetterArn, props.deadLetterArn);
     for (const [timer, fn] of Object.entries(props.timerFunctions) as [TimerName, lambda.IFunction][]) {
       this.addEnv(env.timerArn[timer], fn.functionArn);
     }

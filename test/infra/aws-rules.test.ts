@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { functions as catalog } from "../../functions/catalog.js";
-import { schedulerDeadLetterArnEnv } from "../../infra/tollgate-function.js";
+import { env } from "../../functions/shared/env.js";
 import {
   actionsOf,
   asArray,
@@ -144,7 +144,7 @@ describe("schedules have a dead letter, and their failures alarm", () => {
 
   it.each(functionNames)("%s: has the queue's ARN iff it creates schedules", (name) => {
     const v = s.json.Resources[s.fnId(name)].Properties.Environment.Variables;
-    expect(v[schedulerDeadLetterArnEnv]).toEqual("scheduler" in catalog[name] ? { "Fn::GetAtt": [dlqId(), "Arn"] } : undefined);
+    expect(v[env.schedulerDeadLetterArn]).toEqual("scheduler" in catalog[name] ? { "Fn::GetAtt": [dlqId(), "Arn"] } : undefined);
   });
 
   it("alarms on the queue's depth and on the group's target errors, dropped and undeliverable invocations, to the alarm topic", () => {
