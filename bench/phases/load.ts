@@ -65,12 +65,19 @@ function residentNow(o: LoadOptions) {
 async function connectRunners(o: LoadOptions, error: (what: string) => void) {
   log(`load: minting ${o.runners} runner tokens and connecting`);
   const tokens = await Promise.all(Array.from({ length: o.runners }, (_, i) => mintToken(SECRET, { sub: `load-runner-${i}`, tenant: TENANT, role: "runner" })));
-  return pool(tokens, 50, async (token, i) => {
-    const socket = await BenchSocket.open(o.wsUrl, token);
-    const hello = await socket.request({ action: "hello", sessions: [{ session_id: `load_${i}` }] });
-    if (hello.reply.type !== "hello.ok") error(`hello ${i}: ${JSON.stringify(hello.reply)}`);
-    return socket;
-  });
+  let connected = 0;
+  const progress = setInterval(() => log(`load: ${connected}/${o.runners} runners connected`), 10_000);
+  try {
+    return await pool(tokens, 50, async (token, i) => {
+      const socket = await BenchSocket.open(o.wsUrl, token);
+      const hello = await socket.request({ action: "hello", sessions: [{ session_id: `load_${i}` }] });
+      if (hello.reply.type !== "hello.ok") error(`hello ${i}: ${JSON.stringify(hello.reply)}`);
+      connected++;
+      return socket;
+    });
+  } finally {
+    clearInterval(progress);
+  }
 }
 
 export async function loadPhase(o: LoadOptions) {
@@ -103,10 +110,11 @@ export async function loadPhase(o: LoadOptions) {
   let firstPost = 0;
   let lastVerdict = 0;
 
+  // A whole wave is in flight at once: each elicit may wait as long as the phase has left.
   async function raise(i: number, k: number): Promise<Pending | undefined> {
     const p: Pending = { runner: i, session: `load_${i}`, id: `load_${i}_${k}`, action: (i + k) % 2 === 0 ? "accept" : "decline" };
     all.set(p.id, p);
-    const { reply, sentAt, at } = await runners[i].request({ action: "elicit", session_id: p.session, elicitation_id: p.id, params: { message: `Load ${i}/${k}: approve?` } }, 60_000);
+    const { reply, sentAt, at } = await runners[i].request({ action: "elicit", session_id: p.session, elicitation_id: p.id, params: { message: `Load ${i}/${k}: approve?` } }, Math.max(60_000, deadline - Date.now()));
     if (reply.type !== "elicitation.parked") {
       error(`elicit ${p.id}: ${JSON.stringify(reply)}`);
       return undefined;
