@@ -13,10 +13,12 @@ import { Id, Role, type Claims } from "./schemas.js";
 /** Asymmetric only: an issuer's public keys must never serve as an HMAC secret. */
 const Algorithm = z.enum(["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"]);
 
+/** One claim name, or several whose values are pooled (Cognito: people's `cognito:groups`, machines' `scope`). */
+const ClaimNames = z.union([z.string().min(1), z.array(z.string().min(1)).min(1).max(5)]);
 const RoleMapping = z.union([
   z.strictObject({ value: Role }),
-  /** The claim holds a role name, or (with `map`) a value or list of values such as groups; the first entry of `map` the claim holds wins. */
-  z.strictObject({ claim: z.string().min(1), map: z.record(z.string(), Role).optional() }),
+  /** The claim holds a role name, or (with `map`) values such as groups or scopes; the first entry of `map` the claims hold wins. */
+  z.strictObject({ claim: ClaimNames, map: z.record(z.string(), Role).optional() }),
 ]);
 
 export const IssuerConfig = z.strictObject({
@@ -29,6 +31,8 @@ export const IssuerConfig = z.strictObject({
   tenant: z.union([z.strictObject({ value: Id }), z.strictObject({ claim: z.string().min(1) })]),
   role: RoleMapping,
   sub_claim: z.string().min(1).default("sub"),
+  /** The claim that must name the audience: `aud` (default), or `client_id` for access tokens that carry no `aud` (Cognito's). */
+  audience_claim: z.enum(["aud", "client_id"]).default("aud"),
   clock_tolerance_seconds: z.number().int().min(0).max(300).default(30),
   /** How soon an unknown `kid` may fetch the JWKS again. */
   jwks_cooldown_seconds: z.number().min(0).max(3_600).default(30),
@@ -95,10 +99,18 @@ function keysOf(verifier: Verifier): Promise<{ keys: Keys; algorithms: string[] 
 const isOutage = (error: unknown) =>
   error instanceof Error && (["ERR_JWKS_TIMEOUT", "ERR_JWKS_INVALID"].includes((error as { code?: string }).code ?? "") || error.name === "TypeError" || error.name === "TimeoutError" || /discovery|fetch/i.test(error.message));
 
+/** The string values of the named claims: list claims as they are, a string claim split on spaces (as `scope` is). */
+function claimValues(payload: JWTPayload, names: string | string[]): string[] {
+  return [names].flat().flatMap((name) => {
+    const held = payload[name];
+    if (typeof held === "string") return held.split(/\s+/).filter(Boolean);
+    return Array.isArray(held) ? held.filter((v): v is string => typeof v === "string") : [];
+  });
+}
+
 function roleOf(payload: JWTPayload, mapping: IssuerConfig["role"]): Claims["role"] | undefined {
   if ("value" in mapping) return mapping.value;
-  const held = payload[mapping.claim];
-  const values = (Array.isArray(held) ? held : [held]).filter((v): v is string => typeof v === "string");
+  const values = claimValues(payload, mapping.claim);
   if (!mapping.map) return values.map((v) => Role.safeParse(v)).find((r) => r.success)?.data;
   return Object.entries(mapping.map).find(([value]) => values.includes(value))?.[1];
 }
@@ -126,7 +138,7 @@ export function createIssuerVerifier(configs: IssuerConfig[]) {
         const { keys, algorithms } = await keysOf(verifier);
         ({ payload } = await jwtVerify(token, keys, {
           issuer: config.issuer,
-          audience: config.audience,
+          ...(config.audience_claim === "aud" ? { audience: config.audience } : {}),
           algorithms,
           requiredClaims: ["exp"],
           clockTolerance: config.clock_tolerance_seconds,
@@ -135,6 +147,7 @@ export function createIssuerVerifier(configs: IssuerConfig[]) {
         if (isOutage(error)) logOutage(verifier, error);
         throw unauthorized();
       }
+      if (config.audience_claim === "client_id" && ![config.audience].flat().includes(payload.client_id as string)) throw unauthorized();
       return claimsOf(payload, config);
     },
   };

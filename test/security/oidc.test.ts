@@ -172,6 +172,19 @@ describe("refused tokens", () => {
   }
 });
 
+describe("access tokens without an audience claim (as Cognito's)", () => {
+  it("checks client_id against the audience, takes a fixed tenant, and pools roles from several claims (scope split on spaces)", async () => {
+    const [config] = parseIssuers(
+      JSON.stringify([
+        { issuer: idp.issuer, audience: ["agent-acme"], audience_claim: "client_id", tenant: { value: "acme" }, role: { claim: ["cognito:groups", "scope"], map: { tollgate: "runner" } } },
+      ]),
+    );
+    const verifier = createIssuerVerifier([config]);
+    await expect(verifier.verify(await idp.machineToken("agent-acme"), idp.issuer)).resolves.toMatchObject({ sub: "agent-acme", tenant: "acme", role: "runner" });
+    await expect(verifier.verify(await idp.machineToken("ops-beta"), idp.issuer)).rejects.toMatchObject({ code: "unauthorized" });
+  });
+});
+
 describe("an issuer that cannot be reached", () => {
   it("fails closed and says so in the logs once per interval, not per request", async () => {
     const down = await startProvider({ machines });
