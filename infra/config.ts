@@ -21,6 +21,11 @@ export interface TollgateConfig {
    * array docs/security.md describes; checked at synth time with the functions' own parser.
    */
   oidcIssuers?: string;
+  /**
+   * A Cognito user pool the stack makes for sign-in (`tollgate:cognito`, off by default): an app
+   * client for the inbox and one for machines, its issuer added to the accepted ones.
+   */
+  cognito?: CognitoConfig;
   /** Seconds a runner has to come back before its elicitations resolve runner_gone. */
   reconnectGraceSeconds: number;
   /** Seconds a sub-agent's elicitation may stay pending before its parent is told. */
@@ -56,11 +61,24 @@ export interface TollgateConfig {
   wsIdentitySource: string[];
 }
 
+export interface CognitoConfig {
+  /** The hosted sign-in domain's prefix, `<prefix>.auth.<region>.amazoncognito.com` (`tollgate:cognitoDomainPrefix`). */
+  domainPrefix: string;
+  /** Where the inbox is served: its sign-in callback and sign-out URLs (`tollgate:inboxUrls`). */
+  inboxUrls: string[];
+  /** The one tenant the pool's people and machines belong to (`tollgate:cognitoTenant`). */
+  tenant: string;
+}
+
 export const contextKeys = {
   deletionProtection: "tollgate:deletionProtection",
   jwtSecretArn: "tollgate:jwtSecretArn",
   jwtSecretKeyArn: "tollgate:jwtSecretKeyArn",
   oidcIssuers: "tollgate:oidcIssuers",
+  cognito: "tollgate:cognito",
+  cognitoDomainPrefix: "tollgate:cognitoDomainPrefix",
+  cognitoTenant: "tollgate:cognitoTenant",
+  inboxUrls: "tollgate:inboxUrls",
   reconnectGraceSeconds: "tollgate:reconnectGraceSeconds",
   escalationGraceSeconds: "tollgate:escalationGraceSeconds",
   rateLimitRaisesPerMinute: "tollgate:rateLimitRaisesPerMinute",
@@ -170,11 +188,29 @@ function oidcIssuers(node: Node): string | undefined {
   return json;
 }
 
+function cognito(node: Node): CognitoConfig | undefined {
+  if (!bool(node, contextKeys.cognito, false)) return undefined;
+  const domainPrefix = str(node, contextKeys.cognitoDomainPrefix);
+  // Cognito's rule for prefixes: lowercase letters, digits and hyphens, not starting or ending with a hyphen.
+  if (!domainPrefix || !/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/.test(domainPrefix) || /aws|amazon|cognito/.test(domainPrefix)) {
+    throw new Error(`context ${contextKeys.cognitoDomainPrefix}: with ${contextKeys.cognito}, a domain prefix of lowercase letters, digits and hyphens (without aws, amazon or cognito) is required`);
+  }
+  const inboxUrls = list(node, contextKeys.inboxUrls, []);
+  const bad = inboxUrls.find((url) => !/^https:\/\/[^\s/]+(\/\S*)?$/.test(url) && !/^http:\/\/(localhost|127\.0\.0\.1)(:\d+)?(\/\S*)?$/.test(url));
+  if (inboxUrls.length === 0 || bad !== undefined) {
+    throw new Error(`context ${contextKeys.inboxUrls}: with ${contextKeys.cognito}, the inbox's https URLs (http only on localhost) are required${bad ? `; not one: ${bad}` : ""}`);
+  }
+  const tenant = str(node, contextKeys.cognitoTenant) ?? "default";
+  if (!/^[A-Za-z0-9_.:-]{1,128}$/.test(tenant)) throw new Error(`context ${contextKeys.cognitoTenant}: not a tenant id: ${tenant}`);
+  return { domainPrefix, inboxUrls, tenant };
+}
+
 export function readConfig(node: Node): TollgateConfig {
   const apiGatewayCloudWatchRole = bool(node, contextKeys.apiGatewayCloudWatchRole, defaults.apiGatewayCloudWatchRole);
   return {
     ...jwtSecretSource(node),
     oidcIssuers: oidcIssuers(node),
+    cognito: cognito(node),
     deletionProtection: bool(node, contextKeys.deletionProtection, defaults.deletionProtection),
     reconnectGraceSeconds: int(node, contextKeys.reconnectGraceSeconds, defaults.reconnectGraceSeconds, 1, 86_400),
     escalationGraceSeconds: int(node, contextKeys.escalationGraceSeconds, defaults.escalationGraceSeconds, 1, 86_400),

@@ -42,6 +42,8 @@ export interface FunctionBindings {
   failureQueue: sqs.IQueue;
   connections: ConnectionsBinding;
   scheduler: SchedulerBinding;
+  /** TOLLGATE_OIDC_ISSUERS: the configured issuers and the stack's own user pool, if any. */
+  oidcIssuers?: string;
 }
 
 export class TollgateFunctions extends StackPart {
@@ -79,7 +81,7 @@ export class TollgateFunctions extends StackPart {
       if (spec.connections) f.bindConnections(b.connections);
       if (spec.scheduler) f.bindScheduler(b.scheduler);
       if (spec.verifiesTokens) f.bindJwtSecret(b.jwtSecret, b.jwtSecretKey);
-      if (spec.verifiesTokens && b.config.oidcIssuers) f.setOidcIssuers(b.config.oidcIssuers);
+      if (spec.verifiesTokens && b.oidcIssuers) f.setOidcIssuers(b.oidcIssuers);
       if (spec.rateLimited) f.setRateLimits(b.config.rateLimits);
       if (spec.scheduler || spec.trigger.kind === "timer") {
         f.setGraces({

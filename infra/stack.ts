@@ -10,6 +10,7 @@
  *   functions  one per catalog entry, each with its own role and log group
  *   schedules  schedule group, scheduler role (invokes the timer functions only), dead-letter queue
  *   WebSocket  API, stage, routes (the API resource itself references no function)
+ *   sign-in    the Cognito user pool and its app clients, when `tollgate:cognito` asks for them
  *   bindings   each function's grants and environment: table, @connections from the API id and
  *              the stage's name, schedules, secret, limits, graces
  *   HTTP API, stream event source, alarms, outputs.
@@ -34,6 +35,7 @@ import { TollgateFunctions } from "./functions.js";
 import { TollgateHttpApi } from "./http-api.js";
 import { StackPart } from "./part.js";
 import { TollgateSchedules } from "./schedules.js";
+import { TollgateSignIn } from "./sign-in.js";
 import type { TollgateFunction } from "./tollgate-function.js";
 import { TollgateWebSocketApi } from "./websocket-api.js";
 
@@ -67,6 +69,7 @@ export class TollgateStack extends Stack {
   readonly webSocket: TollgateWebSocketApi;
   readonly http: TollgateHttpApi;
   readonly alarms: TollgateAlarms;
+  readonly signIn?: TollgateSignIn;
 
   constructor(scope: Construct, id: string, props: TollgateStackProps = {}) {
     super(scope, id, { description: "Tollgate: human-in-the-loop approvals for AI agents", ...props });
@@ -79,7 +82,9 @@ export class TollgateStack extends Stack {
     this.lambdas = new TollgateFunctions(this, "Functions", { sourceRoot: props.sourceRoot ?? repoRoot, ...kept });
     this.schedules = new TollgateSchedules(this, "Schedules", { timerTargets: this.lambdas.timerTargets });
     this.webSocket = new TollgateWebSocketApi(this, "WebSocket", { config: cfg, functions: this.lambdas, ...kept });
+    if (cfg.cognito) this.signIn = new TollgateSignIn(this, "SignIn", { config: cfg.cognito, removalPolicy });
     this.lambdas.bind({
+      oidcIssuers: this.oidcIssuers(),
       config: cfg,
       table: this.data.table,
       jwtSecret: this.data.jwtSecret,
@@ -99,6 +104,13 @@ export class TollgateStack extends Stack {
       removalPolicy,
     });
     this.addOutputs();
+  }
+
+  /** The issuers the functions accept: the configured ones, and the stack's own user pool. */
+  private oidcIssuers(): string | undefined {
+    const configured: unknown[] = this.config.oidcIssuers ? JSON.parse(this.config.oidcIssuers) : [];
+    if (!this.signIn) return this.config.oidcIssuers;
+    return this.toJsonString([...configured, this.signIn.issuerConfig]);
   }
 
   /** CDK's own logical ids, computed over each path without the parts (see StackPart). */
@@ -121,6 +133,12 @@ export class TollgateStack extends Stack {
     });
     new CfnOutput(this, "AlarmTopicArn", { value: this.alarmTopic.topicArn });
     new CfnOutput(this, "FailureQueueUrl", { value: this.failureQueue.queueUrl });
+    if (this.signIn) {
+      new CfnOutput(this, "IssuerUrl", { description: "The user pool's OpenID issuer (the inbox's ?issuer=, tollgate token --issuer)", value: this.signIn.issuer });
+      new CfnOutput(this, "InboxClientId", { description: "App client for the inbox (?client_id=)", value: this.signIn.inboxClient.userPoolClientId });
+      new CfnOutput(this, "MachineClientId", { description: "App client for runners (client credentials; its secret is shown by describe-user-pool-client)", value: this.signIn.machineClient.userPoolClientId });
+      new CfnOutput(this, "UserPoolId", { value: this.signIn.pool.userPoolId });
+    }
   }
 
   // The parts' main resources, by the names readers and tests look for.

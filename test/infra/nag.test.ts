@@ -64,6 +64,9 @@ describe("cdk-nag AwsSolutionsChecks and the Control Tower cfn-guard rules", () 
       "tollgate:jwtSecretArn": "arn:aws:secretsmanager:us-east-1:123456789012:secret:tollgate/jwt-AbCdEf",
       "tollgate:jwtSecretKeyArn": "arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab",
       "tollgate:alarmEmail": "ops@example.com",
+      "tollgate:cognito": true,
+      "tollgate:cognitoDomainPrefix": "tollgate-example",
+      "tollgate:inboxUrls": "https://inbox.example.com/",
     });
     expect(describeViolations(violations)).toEqual([]);
     expect(error).toBeUndefined();
