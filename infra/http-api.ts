@@ -22,7 +22,7 @@ export class TollgateHttpApi extends StackPart {
     const { config: cfg } = props;
     this.api = new apigwv2.HttpApi(this, "HttpApi", {
       apiName: `${Stack.of(this).stackName}-http`,
-      description: "Tollgate HTTP API (PROTOCOL.md)",
+      description: "Tollgate HTTP API",
       createDefaultStage: false,
       corsPreflight: {
         allowOrigins: cfg.corsOrigins,
@@ -74,7 +74,7 @@ export class TollgateHttpApi extends StackPart {
       });
     }
     const reason =
-      "Bearer tokens are verified inside each handler so that refusals keep PROTOCOL.md's " +
+      "Bearer tokens are verified inside each handler so that refusals keep the protocol's " +
       '{"error":{"code":"unauthorized"}} body and codes, which an API Gateway authorizer cannot produce; ' +
       "the routes the catalog marks public (GET /healthz, GET /openapi.json) are public by design.";
     Validations.of(this.api).acknowledge(

@@ -234,7 +234,7 @@ export class TollgateFunction extends Construct {
     acknowledgeWildcardResource(
       this.role,
       schedules,
-      "Schedules are one-time and named at run time after what they guard (DESIGN-NOTES 4); the grant is " +
+      "Schedules are one-time and named at run time after what they guard; the grant is " +
         "limited to Tollgate's own schedule group.",
     );
     this.role.addToPolicy(

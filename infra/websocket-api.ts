@@ -31,7 +31,7 @@ export class TollgateWebSocketApi extends StackPart {
     // Parented at the stack: the authorizer's invoke permission takes its id from the API's path.
     this.api = new apigwv2.WebSocketApi(Stack.of(this), "WebSocketApi", {
       apiName: `${stackName}-ws`,
-      description: "Tollgate WebSocket API (PROTOCOL.md: runners and the approval inbox)",
+      description: "Tollgate WebSocket API (runners and the approval inbox)",
       routeSelectionExpression: "$request.body.action",
     });
     this.stage = new apigwv2.WebSocketStage(this, "WebSocketStage", {

@@ -1,4 +1,4 @@
-/** `npm start`: Tollgate on this machine. See README.md and PROTOCOL.md "Local runtime". */
+/** `npm start`: Tollgate on this machine. See README.md and docs/protocol.md "Local runtime". */
 import { env } from "../functions/shared/env.js";
 import { MissingJavaError } from "./dynamodb.js";
 import { attributeInvocations } from "./lambda.js";

@@ -1,5 +1,5 @@
 /**
- * Issue 3: 200 elicitations over 20 runners while connections are cut at random and every stream
+ * 200 elicitations over 20 runners while connections are cut at random and every stream
  * batch and schedule is delivered twice: each wait ends exactly once with the standing verdict,
  * and every badge ends at 0.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 5: notice delivery that fails, and resolutions racing the delivery. The domain is built
+ * Notice delivery that fails, and resolutions racing the delivery. The domain is built
  * here over the runtime's real DynamoDB Local, `@connections` and Scheduler stand-ins, with the
  * pusher wrapped to fail or stall on purpose; the runtime's own grace is too long to interfere.
  */

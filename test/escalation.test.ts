@@ -1,6 +1,6 @@
 /**
- * Issue 5: a parent hears once when its sub-agent stays blocked past the grace (here 1 s, fired
- * by the local Scheduler stand-in), and once more when the block clears (PROTOCOL rules 4, 5).
+ * A parent hears once when its sub-agent stays blocked past the grace (here 1 s, fired
+ * by the local Scheduler stand-in), and once more when the block clears (docs/protocol.md "Lifecycle rules" 4, 5).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GetScheduleCommand, SchedulerClient } from "@aws-sdk/client-scheduler";

@@ -1,6 +1,6 @@
 /**
- * Issue 3: every way an elicitation ends leaves one resolved event, the right frame at the runner
- * and the badge back where it was (PROTOCOL rules 1, 2, 3, 7), durably and exactly once.
+ * Every way an elicitation ends leaves one resolved event, the right frame at the runner
+ * and the badge back where it was (docs/protocol.md "Lifecycle rules" 1, 2, 3, 7), durably and exactly once.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { invoke } from "../local/lambda.js";

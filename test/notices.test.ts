@@ -1,4 +1,4 @@
-/** Issue 5, rule 5: the notice words, label and prompt excerpt. */
+/** Lifecycle rule 5 (docs/protocol.md): the notice words, label and prompt excerpt. */
 import { describe, expect, it } from "vitest";
 import { blockNotice, childLabel, promptExcerpt, resolutionNotice } from "../functions/domain/notices.js";
 

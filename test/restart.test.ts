@@ -1,4 +1,4 @@
-/** Issue 2: `npm start` keeps its state in TOLLGATE_DATA_DIR: a restart loses no pending elicitation or schedule. */
+/** `npm start` keeps its state in TOLLGATE_DATA_DIR: a restart loses no pending elicitation or schedule. */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

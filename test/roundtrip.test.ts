@@ -1,4 +1,4 @@
-/** Issue 2: the elicitation round trip through the real handlers, DynamoDB Local and WebSockets. */
+/** The elicitation round trip through the real handlers, DynamoDB Local and WebSockets. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTollgate, type Harness } from "./support/tollgate.js";
 
@@ -73,7 +73,7 @@ describe("round trip", () => {
     for (let i = 0; i < 10; i++) expect(socket.count((f) => f.type === "elicitation.verdict" && f.elicitation_id === `elicit_race_${i}`)).toBe(1);
   });
 
-  it("refuses malformed frames with PROTOCOL codes, keeps the connection open and stores nothing", async () => {
+  it("refuses malformed frames with the protocol's error codes, keeps the connection open and stores nothing", async () => {
     const socket = await t.socket(runnerToken);
     await socket.request({ action: "hello", sessions: [{ session_id: "conv_bad" }] });
     const before = await t.quietScan();

@@ -1,4 +1,4 @@
-/** Issue 3: the runner client: abort = cancel, hasPending, reconnect with resume, and the MCP adapter. */
+/** The runner client: abort = cancel, hasPending, reconnect with resume, and the MCP adapter. */
 import { ApiGatewayManagementApiClient, DeleteConnectionCommand } from "@aws-sdk/client-apigatewaymanagementapi";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { mcpElicitationHandler } from "../sdk/mcp.js";

@@ -1,4 +1,4 @@
-/** Issue 4: the pending index from DynamoDB: lists, batch lookups, snapshots with descendants, peek, live events. */
+/** The pending index from DynamoDB: lists, batch lookups, snapshots with descendants, peek, live events. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually, startTollgate, type Harness } from "./support/tollgate.js";
 

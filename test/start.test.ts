@@ -1,4 +1,4 @@
-/** Issue 2: `npm start` without Java says what to install, not a stack trace. */
+/** `npm start` without Java says what to install, not a stack trace. */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";

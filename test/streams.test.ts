@@ -1,5 +1,5 @@
 /**
- * Issue 2: the streams handler is idempotent: the same batch twice leaves counts exact and sends nothing twice.
+ * The streams handler is idempotent: the same batch twice leaves counts exact and sends nothing twice.
  * And it reads each tenant's subscribers at most once per batch.
  */
 import { DescribeStreamCommand, DynamoDBStreamsClient, GetRecordsCommand, GetShardIteratorCommand, type _Record } from "@aws-sdk/client-dynamodb-streams";

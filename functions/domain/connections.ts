@@ -1,6 +1,6 @@
 /**
  * WebSocket connections: who is on the other end, which sessions a runner bound, and what happens
- * when it goes away (PROTOCOL rule 3, DESIGN-NOTES 5).
+ * when it goes away (docs/protocol.md "Lifecycle rules" 3 and "Connections").
  */
 import { badRequest } from "../shared/errors.js";
 import type { Context } from "./context.js";

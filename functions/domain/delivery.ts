@@ -1,5 +1,5 @@
 /**
- * Verdict delivery with a claim (DESIGN-NOTES 1, 2): the claim `delivered_to` is written before the
+ * Verdict delivery with a claim (docs/data-model.md "How each guarantee is kept"): the claim `delivered_to` is written before the
  * push (on the fast path by the resolving transaction itself, elsewhere by `claim` here), so the
  * fast path, the stream safety net and a replay never send the same verdict twice to one
  * connection. A push to a dead connection releases the claim and forgets the connection: the

@@ -1,7 +1,7 @@
 /**
- * The elicitation lifecycle: raise, and resolve exactly once (PROTOCOL rules 1, 2, 3, 7).
+ * The elicitation lifecycle: raise, and resolve exactly once (docs/protocol.md "Lifecycle rules" 1, 2, 3, 7).
  * Raise and resolve are each one transaction over the elicitation, its pending row, its mirror
- * rows under every ancestor (DESIGN-NOTES 3) and the session's badge count, so the count can
+ * rows under every ancestor (docs/data-model.md "Items") and the session's badge count, so the count can
  * never drift from the rows it counts.
  */
 import { randomUUID } from "node:crypto";
@@ -74,7 +74,7 @@ export function createElicitations(ctx: Context, sessions: Sessions, delivery: D
       throw new ProtocolError("conflict", "this elicitation id exists with other params");
     }
     requireOwner(caller, existing);
-    // A re-publish after a failed notice delivery arms the block again (PROTOCOL rule 4).
+    // A re-publish after a failed notice delivery arms the block again (docs/protocol.md "Lifecycle rules" 4).
     if (existing.status === "pending" && existing.block_state === "released") await store.rearm(existing);
     if (connection) await attach(existing, connection);
     return { created: false, elicitation_id: existing.elicitation_id, deadline: existing.deadline, session_runner: undefined as string | undefined };
@@ -135,7 +135,7 @@ export function createElicitations(ctx: Context, sessions: Sessions, delivery: D
     };
     // Runner gone: only while still bound to the gone connection (a resume rebound it otherwise).
     if (r.bound_to !== undefined && item.connection_id !== r.bound_to) return { won: false, item };
-    // Bound to a runner: claim its delivery in this write, on condition the binding still holds (DESIGN-NOTES 1, 2).
+    // Bound to a runner: claim its delivery in this write, on condition the binding still holds (docs/data-model.md, verdict delivery).
     const claim = !r.reply_to && item.connection_id && attempt < CLAIM_ATTEMPTS ? item.connection_id : undefined;
     const writes = [
       ...store.resolve(item, verdict, r.reply_to ? { reply: r.reply_to } : claim ? { bound: claim } : undefined, {
@@ -224,7 +224,7 @@ export function createElicitations(ctx: Context, sessions: Sessions, delivery: D
       return { session_id: item.session_id, status: item.status, event: requestEvent(item), ...(item.verdict ? { verdict: item.verdict } : {}) };
     },
 
-    /** Scheduler fired the deadline: silence means decline (PROTOCOL rule 1). */
+    /** Scheduler fired the deadline: silence means decline (docs/protocol.md "Lifecycle rules" 1). */
     async expire(tenant: string, elicitationId: string) {
       const item = await find(tenant, elicitationId);
       if (!item || item.status !== "pending") return;

@@ -1,5 +1,5 @@
 /**
- * Sub-agent escalation (PROTOCOL rules 4, 5): the parent hears once per block that its child is
+ * Sub-agent escalation (docs/protocol.md "Lifecycle rules" 4, 5): the parent hears once per block that its child is
  * stuck, and hears again when it clears. The block's state lives on the elicitation and moves by
  * conditional writes only, so a resolution racing the delivery is always seen by one side.
  */

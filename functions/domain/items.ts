@@ -1,4 +1,4 @@
-/** The shapes of the table's items and of the events built from them (PROTOCOL.md "Events"). */
+/** The shapes of the table's items and of the events built from them (docs/protocol.md "Events (as stored, replayed and pushed)"). */
 import type { ElicitationParams, Role, VerdictAction } from "../shared/schemas.js";
 
 export type { Caller, Connection } from "../shared/caller.js";
@@ -39,7 +39,7 @@ export interface SessionItem {
 }
 
 /**
- * Escalation state of one block (PROTOCOL rule 4): armed at raise in a child session; delivering
+ * Escalation state of one block (docs/protocol.md "Lifecycle rules" 4): armed at raise in a child session; delivering
  * while the block notice is on its way; delivered (pushed) or queued (parent offline, `notice_seq`);
  * released when every attempt failed (a re-publish re-arms); cleared when it resolved in time;
  * settled once the resolution notice went out or the queued notice was withdrawn.

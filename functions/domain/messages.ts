@@ -1,5 +1,5 @@
 /**
- * Messages and notices for a session's runner (PROTOCOL rule 6): every message joins the session's
+ * Messages and notices for a session's runner (docs/protocol.md "Lifecycle rules" 6): every message joins the session's
  * queue in arrival order; a flush delivers what the gate lets through, one flusher at a time (a
  * lease on the session), each row claimed before its push and deleted after it.
  */

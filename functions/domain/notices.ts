@@ -1,4 +1,4 @@
-/** The words of the notices a parent session gets about a blocked sub-agent (PROTOCOL rule 5). */
+/** The words of the notices a parent session gets about a blocked sub-agent (docs/protocol.md "Lifecycle rules" 5). */
 
 const PROMPT_LIMIT = 200;
 

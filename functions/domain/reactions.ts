@@ -1,7 +1,7 @@
 /**
  * What follows a change of the table (the streams handler's domain). Every reaction is safe to
  * repeat: a replayed or duplicated record finds the claim, the schedule or the missing row and
- * does nothing twice (DESIGN-NOTES 1).
+ * does nothing twice (docs/data-model.md "How each guarantee is kept").
  */
 import type { Context } from "./context.js";
 import type { Delivery } from "./delivery.js";

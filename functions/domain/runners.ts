@@ -38,7 +38,7 @@ export function createRunners(ctx: Context, sessions: Sessions, connections: Con
       return raised;
     },
 
-    /** Cancel every pending elicitation of a run (PROTOCOL rule 7); descendants through their mirror rows. */
+    /** Cancel every pending elicitation of a run (docs/protocol.md "Lifecycle rules" 7); descendants through their mirror rows. */
     async cancelSession(caller: Caller, sessionId: string, descendants: boolean): Promise<{ cancelled: number }> {
       requireRole(caller, "cancel");
       const session = await sessions.find(caller.tenant, sessionId);

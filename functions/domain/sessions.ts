@@ -157,7 +157,7 @@ export function createSessions(ctx: Context) {
       };
     },
 
-    /** Compact items for a parent agent reading a sub-agent (the seeds' peek projection). */
+    /** Compact items for a parent agent reading a sub-agent (the peek projection of docs/protocol.md "HTTP API"). */
     async peek(caller: Caller, sessionId: string) {
       requireRole(caller, "peek");
       const session = await find(caller.tenant, sessionId);

@@ -1,6 +1,6 @@
 /**
  * The three timers (deadline, escalation grace, reconnect grace) as one-time EventBridge Scheduler
- * schedules, named after what they guard (DESIGN-NOTES 4). A name that exists already means the
+ * schedules, named after what they guard (docs/data-model.md "How each guarantee is kept": time). A name that exists already means the
  * job is scheduled; deleting one that ran or never existed is fine. Scheduler refuses an `at()`
  * that has passed, so a timer already due does its job at once instead (`startTimer`).
  */

@@ -8,7 +8,7 @@ export interface Config {
   scheduler: { group: string; roleArn: string; targets: Record<TimerName, string>; deadLetterArn?: string };
   reconnectGraceSeconds: number;
   escalationGraceSeconds: number;
-  /** Pause between notice delivery attempts (PROTOCOL rule 4: about 0.5 s). */
+  /** Pause between notice delivery attempts (docs/protocol.md "Lifecycle rules" 4: about 0.5 s). */
   noticeRetryDelayMs: number;
   /** How long resolved elicitations stay readable before TTL removes them. */
   resolvedRetentionSeconds: number;

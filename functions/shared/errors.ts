@@ -1,4 +1,4 @@
-/** PROTOCOL.md's error codes and their HTTP status. */
+/** The error codes of docs/protocol.md "Errors" and their HTTP status. */
 export const errorStatus = {
   bad_request: 400,
   unauthorized: 401,

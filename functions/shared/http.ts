@@ -1,6 +1,6 @@
 /**
  * The shape of every HTTP API handler (payload format 2.0): authenticate, parse, call the domain,
- * shape the reply. Errors become PROTOCOL.md's `{"error":{"code","message"}}`; nothing internal leaks.
+ * shape the reply. Errors become `{"error":{"code","message"}}` (docs/protocol.md "Errors"); nothing internal leaks.
  */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import type { Caller } from "./caller.js";

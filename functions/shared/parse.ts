@@ -1,4 +1,4 @@
-/** Zod parsing that turns a failure into PROTOCOL.md's `bad_request` with a readable message. */
+/** Zod parsing that turns a failure into `bad_request` (docs/protocol.md "Errors") with a readable message. */
 import type { z } from "zod";
 import { badRequest } from "./errors.js";
 

@@ -1,5 +1,5 @@
 /**
- * Zod schemas for every boundary of PROTOCOL.md. Types flow from these; nothing crosses into the
+ * Zod schemas for every boundary of the wire protocol (docs/protocol.md). Types flow from these; nothing crosses into the
  * domain without passing one of them.
  */
 import * as z from "zod";

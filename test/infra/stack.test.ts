@@ -378,7 +378,7 @@ describe("HTTP API", () => {
         httpRoutes().filter(([, r]) => r.Properties.RouteKey === `${t.method} ${t.path}`),
         `route ${t.method} ${t.path}`,
       );
-      // Tokens are verified in the handlers (PROTOCOL.md error bodies): no API Gateway authorizer.
+      // Tokens are verified in the handlers (the protocol's error bodies): no API Gateway authorizer.
       expect(route.Properties.AuthorizationType).toBe("NONE");
       const integration = integrationOf(route);
       expect(integration.Type).toBe("AWS::ApiGatewayV2::Integration");

@@ -1,9 +1,9 @@
 /**
- * Issue 7: a property-based battery of malformed requests. Well over 1,000 generated HTTP bodies,
+ * A property-based battery of malformed requests. Well over 1,000 generated HTTP bodies,
  * query strings, path ids and WebSocket frames (wrong types, missing and unknown fields, huge
  * strings, deep nesting, unicode and lone surrogates in ids, `__proto__` and other prototype keys,
  * numbers DynamoDB cannot store), every one invalid by construction: each must be answered with a
- * PROTOCOL.md error code (never a 500, never an internal detail), the runtime must stay up, every
+ * error code of docs/protocol.md "Errors" (never a 500, never an internal detail), the runtime must stay up, every
  * socket open, and the table exactly as it was.
  */
 import fc from "fast-check";
@@ -177,7 +177,7 @@ function encodePath(id: string): string {
 
 describe("HTTP", () => {
   for (const route of bodyRoutes) {
-    it(`${route.name}: every malformed body is refused with a PROTOCOL code`, async () => {
+    it(`${route.name}: every malformed body is refused with a protocol error code`, async () => {
       const body = fc.oneof(
         { weight: 4, arbitrary: mutatedBody(route.template, route.fields).map((json) => ({ json }) as const) },
         { weight: 1, arbitrary: notAnObjectText(64 * 1024).map((raw) => ({ raw }) as const) },
@@ -363,7 +363,7 @@ const frameKinds: { name: string; human?: boolean; frame: fc.Arbitrary<string> }
 
 describe("WebSocket", () => {
   for (const kind of frameKinds) {
-    it(`${kind.name}: every malformed frame gets a PROTOCOL error frame and the connection stays open`, async () => {
+    it(`${kind.name}: every malformed frame gets a protocol error frame and the connection stays open`, async () => {
       const sockets = kind.human ? humanSockets : [...runnerSockets, ...humanSockets];
       await fc.assert(
         fc.asyncProperty(fc.array(kind.frame, { minLength: BATCH, maxLength: BATCH }), async (frames) => {

@@ -1,5 +1,5 @@
 /**
- * Issue 7, the cloud side of the rate limits: exactly the functions that raise or answer (catalog
+ * The cloud side of the rate limits: exactly the functions that raise or answer (catalog
  * `rateLimited`) get the limits in their environment, from CDK context with generous defaults.
  * (The $connect authorizer and token verification are covered by test/infra and tokens.test.ts.)
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 7: logs (structured JSON, Powertools) never contain a token or a `content` value, and
+ * Logs (structured JSON, Powertools) never contain a token or a `content` value, and
  * error bodies never carry a stack or an internal name, even when a handler fails unexpectedly
  * with an error whose message quotes the request.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 7: per-token rate limits on raises and verdicts (`rate_limited`, 429), configurable.
+ * Per-token rate limits on raises and verdicts (`rate_limited`, 429), configurable.
  * Counted per tenant + sub + operation in a one-minute window; a refusal writes nothing, and a
  * request refused for any other reason does not use up the budget.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 7: roles exactly as PROTOCOL.md lists them. Every call, HTTP and WebSocket, is made with a
+ * Roles exactly as docs/protocol.md "Authentication and tenants" lists them. Every call, HTTP and WebSocket, is made with a
  * runner, a human and a service token: every forbidden pair is 403 `forbidden` and changes
  * nothing; every allowed pair works. In particular a runner cannot answer even its own
  * elicitation, and a human cannot raise one.
@@ -134,7 +134,7 @@ beforeAll(async () => {
 afterAll(() => t?.stop());
 
 describe("role x call", () => {
-  it("covers every call of PROTOCOL.md with every role", () => {
+  it("covers every call of the protocol with every role", () => {
     expect(calls).toHaveLength(17);
     expect(calls.flatMap((c) => ROLES.map((r) => [c.name, r])).length).toBe(51);
   });

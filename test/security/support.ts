@@ -1,9 +1,9 @@
-/** Shared helpers of the security tests: PROTOCOL.md's error codes, raw clients, and hostile input generators. */
+/** Shared helpers of the security tests: the protocol's error codes, raw clients, and hostile input generators. */
 import fc from "fast-check";
 import WebSocket from "ws";
 import type { Harness, TestSocket } from "../support/tollgate.js";
 
-/** PROTOCOL.md "Errors": every code and its HTTP status. */
+/** docs/protocol.md "Errors": every code and its HTTP status. */
 export const PROTOCOL_CODES: Record<string, number> = {
   bad_request: 400,
   unauthorized: 401,
@@ -47,21 +47,21 @@ export async function rawHttp(t: Harness, token: string | undefined, method: str
   return { status: response.status, text, json };
 }
 
-/** Why an HTTP reply is not a PROTOCOL.md refusal, or undefined when it is one. */
+/** Why an HTTP reply is not a protocol refusal, or undefined when it is one. */
 export function notAProtocolError(reply: RawReply, sent?: string): string | undefined {
   const error = reply.json?.error;
   if (!error || typeof error !== "object") return `status ${reply.status}, body is not {"error":...}: ${reply.text.slice(0, 200)}`;
-  if (PROTOCOL_CODES[error.code] === undefined) return `code ${JSON.stringify(error.code)} is not a PROTOCOL code (status ${reply.status})`;
+  if (PROTOCOL_CODES[error.code] === undefined) return `code ${JSON.stringify(error.code)} is not a protocol error code (status ${reply.status})`;
   if (PROTOCOL_CODES[error.code] !== reply.status) return `code ${error.code} came with status ${reply.status}`;
   if (typeof error.message !== "string") return "error has no message";
   if (leakIn(reply.text, sent)) return `error body leaks internals (${leakIn(reply.text, sent)}): ${reply.text.slice(0, 300)}`;
   return undefined;
 }
 
-/** Why a WebSocket reply is not a PROTOCOL.md error frame, or undefined when it is one. */
+/** Why a WebSocket reply is not a protocol error frame, or undefined when it is one. */
 export function notAnErrorFrame(frame: any, sent?: string): string | undefined {
   if (!frame || frame.type !== "error") return `not an error frame: ${JSON.stringify(frame)?.slice(0, 200)}`;
-  if (PROTOCOL_CODES[frame.code] === undefined) return `code ${JSON.stringify(frame.code)} is not a PROTOCOL code`;
+  if (PROTOCOL_CODES[frame.code] === undefined) return `code ${JSON.stringify(frame.code)} is not a protocol error code`;
   if (typeof frame.message !== "string") return "error frame has no message";
   const text = JSON.stringify(frame);
   if (leakIn(text, sent)) return `error frame leaks internals (${leakIn(text, sent)}): ${text.slice(0, 300)}`;
@@ -111,7 +111,7 @@ const nastyChars = fc.constantFrom(" ", "/", "#", "?", "%", "\\", "\u0000", "\n"
 
 export const VALID_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
 
-/** A string that is not a PROTOCOL.md id: a character outside its alphabet, empty, or too long. */
+/** A string that is not a protocol id: a character outside its alphabet, empty, or too long. */
 export const badIdString = fc
   .oneof(
     fc.tuple(fc.string({ maxLength: 20 }), nastyChars, fc.string({ unit: "grapheme", maxLength: 20 })).map(([a, b, c]) => a + b + c),
@@ -183,7 +183,7 @@ export const badFormContent = fc.oneof(
   fc.constantFrom({ answer: 42 }, { answer: "maybe" }, { count: 3 }, { answer: "yes", count: 11 }, { answer: "no", count: 1.5 }, {}),
 );
 
-/** A requestedSchema that PROTOCOL.md refuses. */
+/** A requestedSchema that the protocol refuses. */
 export const badRequestedSchema = fc.oneof(
   notObject,
   fc.constant({ type: "array", properties: {} }),

@@ -1,5 +1,5 @@
 /**
- * Issue 7: tenants are sealed and sessions cannot be hijacked.
+ * Tenants are sealed and sessions cannot be hijacked.
  * - Tenant B (any role, the same `sub` included) cannot read, answer, cancel, message, raise in,
  *   subscribe to or peek at tenant A's sessions and elicitations, by id guessing included: it
  *   gets `not_found` exactly as for an id that exists nowhere, and nothing changes.

@@ -1,7 +1,7 @@
 /**
- * Issue 7: bearer tokens. Forged, expired, not-yet-valid, wrong-algorithm (`none`, HS384/HS512,
+ * Bearer tokens. Forged, expired, not-yet-valid, wrong-algorithm (`none`, HS384/HS512,
  * RS256/ES256 key confusion), wrong-secret, tampered and claim-less tokens are refused: 401 with
- * PROTOCOL.md's body on every HTTP route, and a refused upgrade on the WebSocket, whether the
+ * the protocol's error body on every HTTP route, and a refused upgrade on the WebSocket, whether the
  * token comes as a header or as `?token=`. The same verifier runs as the cloud's `$connect`
  * authorizer, which is also called directly here.
  */

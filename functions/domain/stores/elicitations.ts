@@ -1,6 +1,6 @@
 /**
  * The elicitation item and its pending rows: one `P#` row under its session and a `D#` mirror under
- * each ancestor (DESIGN-NOTES 3), which raise puts and resolve deletes in the same transaction.
+ * each ancestor (docs/data-model.md "Items"), which raise puts and resolve deletes in the same transaction.
  */
 import type { BlockState, Connection, ElicitationItem, PendingRow, Verdict } from "../items.js";
 import { keys } from "./keys.js";
