@@ -3,11 +3,8 @@
  * here over the runtime's real DynamoDB Local, `@connections` and Scheduler stand-ins, with the
  * pusher wrapped to fail or stall on purpose; the runtime's own grace is too long to interfere.
  */
-import { ApiGatewayManagementApiClient } from "@aws-sdk/client-apigatewaymanagementapi";
 import { GetScheduleCommand, SchedulerClient } from "@aws-sdk/client-scheduler";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { documentClient } from "../functions/shared/clients.js";
-import { readConfig } from "../functions/shared/config.js";
 import { connectionsPusher, type Pusher } from "../functions/domain/push.js";
 import { scheduleName, schedulerTimers } from "../functions/domain/timers.js";
 import { createTollgate } from "../functions/domain/tollgate.js";
@@ -27,14 +24,9 @@ afterAll(() => t?.stop());
 
 /** The domain over the real stand-ins, with `push` decorated by the test. */
 function domainWith(decorate: (real: Pusher) => Pusher) {
-  const config = { ...readConfig(process.env), noticeRetryDelayMs: 20 };
-  const real = connectionsPusher(new ApiGatewayManagementApiClient({ endpoint: t.runtime.httpUrl, region: "us-east-1", credentials }));
-  return createTollgate({
-    db: documentClient(),
-    config,
-    push: decorate(real),
-    timers: schedulerTimers(new SchedulerClient({ endpoint: t.runtime.httpUrl, region: "us-east-1", credentials }), config.scheduler),
-  });
+  const config = { ...t.runtime.config, noticeRetryDelayMs: 20 };
+  const { db, connections, scheduler } = t.runtime.clients;
+  return createTollgate({ db, config, push: decorate(connectionsPusher(connections)), timers: schedulerTimers(scheduler, config.scheduler) });
 }
 
 /** A pusher whose pushes of notices fail `times` times (then work), or stall for a random moment. */

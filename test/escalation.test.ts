@@ -5,7 +5,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GetScheduleCommand, SchedulerClient } from "@aws-sdk/client-scheduler";
 import { scheduleName } from "../functions/domain/timers.js";
-import { invoke } from "../local/lambda.js";
 import { sleep, startTollgate, type Harness, type TestSocket } from "./support/tollgate.js";
 
 let t: Harness;
@@ -73,10 +72,10 @@ describe("escalation", () => {
   it("sends one notice however often the schedule fires", async () => {
     const b = await blockedChild("esc3");
     const input = { tenant: "acme", elicitation_id: b.elicitationId, round: 1 };
-    await Promise.all([1, 2, 3].map(() => invoke("timerEscalation", input)));
+    await Promise.all([1, 2, 3].map(() => t.runtime.invoke("timerEscalation", input)));
     await b.parent.next((f) => f.type === "session.message" && f.kind === "notice");
     await sleep(2_000); // the scheduled firing comes too
-    await invoke("timerEscalation", input);
+    await t.runtime.invoke("timerEscalation", input);
     expect(notices(b.parent, b.parentId)).toHaveLength(1);
   });
 

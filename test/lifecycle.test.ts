@@ -3,7 +3,6 @@
  * and the badge back where it was (PROTOCOL rules 1, 2, 3, 7), durably and exactly once.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { invoke } from "../local/lambda.js";
 import { eventually, sleep, startTollgate, type Harness, type TestSocket } from "./support/tollgate.js";
 
 let t: Harness;
@@ -160,7 +159,7 @@ describe("races", () => {
       await socket.request({ action: "elicit", session_id: "conv_race", elicitation_id: id, params: { message: "race?" } });
       const [answer] = await Promise.all([
         t.http(human, "POST", "/v1/sessions/conv_race/events", { type: "approval", elicitation_id: id, action: "accept" }),
-        invoke("timerDeadline", { tenant: "acme", elicitation_id: id }),
+        t.runtime.invoke("timerDeadline", { tenant: "acme", elicitation_id: id }),
       ]);
       const standing = (await t.http(human, "GET", `/v1/elicitations/${id}`)).body.verdict;
       expect([200, 409]).toContain(answer.status);
@@ -177,7 +176,7 @@ describe("races", () => {
   it("a deadline schedule that fires twice, or late, changes nothing once resolved", async () => {
     const socket = await parkedSocket("conv_twice", ["el_twice"]);
     await t.http(human, "POST", "/v1/sessions/conv_twice/events", { type: "approval", elicitation_id: "el_twice", action: "accept" });
-    for (let i = 0; i < 3; i++) await invoke("timerDeadline", { tenant: "acme", elicitation_id: "el_twice" });
+    for (let i = 0; i < 3; i++) await t.runtime.invoke("timerDeadline", { tenant: "acme", elicitation_id: "el_twice" });
     await expectEnded(socket, "conv_twice", "el_twice", { action: "accept", reason: "answered" });
   });
 });

@@ -58,16 +58,15 @@ function issuerOf(token: string): unknown {
  * to no tenant or role). A token whose `iss` is a configured OpenID issuer is verified with that
  * issuer's keys; any other must be Tollgate's own HS256 token. The algorithm is pinned to HS256: `alg: none`,
  * another HMAC, or an asymmetric algorithm (key confusion) never verifies. `exp` is required and
- * checked, `nbf` is checked when present, and `sub`, `tenant` and `role` must be there and valid.
+ * checked (against `now`), `nbf` is checked when present, and `sub`, `tenant` and `role` must be there and valid.
  */
-export async function verifyToken(token: string | undefined): Promise<Claims> {
+export async function verifyToken(token: string | undefined, key: Uint8Array, now: number = Date.now()): Promise<Claims> {
   if (!token || token.length > MAX_TOKEN_CHARS) throw unauthorized();
   const iss = issuerOf(token);
   const oidc = issuerVerifier();
   if (oidc.handles(iss)) return oidc.verify(token, iss as string);
-  const key = await signingKey();
   try {
-    const { payload } = await jwtVerify(token, key, { algorithms: ["HS256"], requiredClaims: ["exp", "sub", "tenant", "role"] });
+    const { payload } = await jwtVerify(token, key, { algorithms: ["HS256"], requiredClaims: ["exp", "sub", "tenant", "role"], currentDate: new Date(now) });
     return Claims.parse(payload);
   } catch {
     throw unauthorized();

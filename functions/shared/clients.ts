@@ -1,32 +1,65 @@
 /**
- * The AWS SDK clients and the domain built over them, once per process. Endpoints come from the
- * SDK's standard variables (AWS_ENDPOINT_URL_DYNAMODB, AWS_ENDPOINT_URL_SCHEDULER), so the same
- * code talks to AWS or to the local runtime's stand-ins without knowing which.
+ * What a handler works with: the domain over the AWS SDK clients, the token key and the clock.
+ * In Lambda they are built once per process from the environment CDK sets (endpoints from the SDK's
+ * standard variables); the local runtime builds its own and hands them to each invocation on the
+ * Lambda context, so several runtimes can share one process without touching `process.env`.
  */
-import { ApiGatewayManagementApiClient } from "@aws-sdk/client-apigatewaymanagementapi";
+import { ApiGatewayManagementApiClient, DeleteConnectionCommand } from "@aws-sdk/client-apigatewaymanagementapi";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { SchedulerClient } from "@aws-sdk/client-scheduler";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { createTollgate, type Tollgate } from "../domain/tollgate.js";
-import { connectionsPusher } from "../domain/push.js";
+import { connectionsPusher, type Pusher } from "../domain/push.js";
 import { schedulerTimers } from "../domain/timers.js";
-import { readConfig } from "./config.js";
+import { signingKey } from "./auth.js";
+import { readConfig, type Config } from "./config.js";
 
-let tollgate: Tollgate | undefined;
-
-export function documentClient(): DynamoDBDocumentClient {
-  return DynamoDBDocumentClient.from(new DynamoDBClient({}), { marshallOptions: { removeUndefinedValues: true } });
+export interface Services {
+  tollgate: Tollgate;
+  /** The JWT secret: verifies tokens and signs pagination cursors. */
+  signingKey(): Promise<Uint8Array>;
+  /** Milliseconds since the epoch, the clock every rule and check reads. */
+  now(): number;
+  push: Pusher;
+  /** Close a WebSocket connection (`DELETE @connections/{id}`); one already gone is fine. */
+  hangUp(connectionId: string): Promise<void>;
 }
 
-/** The domain, wired to real clients from this process's environment. */
-export function domain(): Tollgate {
-  if (tollgate) return tollgate;
-  const config = readConfig();
-  tollgate = createTollgate({
-    db: documentClient(),
-    config,
-    push: connectionsPusher(new ApiGatewayManagementApiClient({ endpoint: config.connectionsUrl })),
-    timers: schedulerTimers(new SchedulerClient({}), config.scheduler),
-  });
-  return tollgate;
+export interface Clients {
+  db: DynamoDBDocumentClient;
+  connections: ApiGatewayManagementApiClient;
+  scheduler: SchedulerClient;
+}
+
+export function documentClient(client = new DynamoDBClient({})): DynamoDBDocumentClient {
+  return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+}
+
+export function buildServices(config: Config, clients: Clients, key: () => Promise<Uint8Array>, now: () => number = Date.now): Services {
+  const push = connectionsPusher(clients.connections);
+  return {
+    tollgate: createTollgate({ db: clients.db, config, push, timers: schedulerTimers(clients.scheduler, config.scheduler), now }),
+    signingKey: key,
+    now,
+    push,
+    async hangUp(connectionId) {
+      await clients.connections.send(new DeleteConnectionCommand({ ConnectionId: connectionId })).catch((error: { name?: string }) => {
+        if (error.name !== "GoneException") throw error;
+      });
+    },
+  };
+}
+
+let fromEnvironment: Services | undefined;
+
+/** The services of this invocation: the local runtime's when it passed them on the context, else this process's. */
+export function servicesOf(context: unknown): Services {
+  const local = (context as { services?: Services } | undefined)?.services;
+  if (local) return local;
+  fromEnvironment ??= (() => {
+    const config = readConfig();
+    const clients = { db: documentClient(), connections: new ApiGatewayManagementApiClient({ endpoint: config.connectionsUrl }), scheduler: new SchedulerClient({}) };
+    return buildServices(config, clients, signingKey);
+  })();
+  return fromEnvironment;
 }

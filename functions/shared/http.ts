@@ -5,6 +5,7 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import type { Caller } from "../domain/items.js";
 import { bearerToken, verifyToken } from "./auth.js";
+import { servicesOf, type Services } from "./clients.js";
 import { ProtocolError, errorBody, errorStatus, failureSummary } from "./errors.js";
 import { logger } from "./logger.js";
 import { parseJsonObject } from "./parse.js";
@@ -45,12 +46,13 @@ export function errorReply(error: unknown): APIGatewayProxyStructuredResultV2 {
   return json(500, { error: { code: "internal_error", message: "internal error" } });
 }
 
-export function httpHandler(handle: (request: HttpRequest) => Promise<HttpReply>) {
-  return async (event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> => {
+export function httpHandler(handle: (request: HttpRequest, services: Services) => Promise<HttpReply>) {
+  return async (event: APIGatewayProxyEventV2, context?: unknown): Promise<APIGatewayProxyStructuredResultV2> => {
     try {
-      const claims = await verifyToken(bearerToken(event.headers));
+      const services = servicesOf(context);
+      const claims = await verifyToken(bearerToken(event.headers), await services.signingKey(), services.now());
       const caller: Caller = { sub: claims.sub, tenant: claims.tenant, role: claims.role };
-      const reply = await handle({ caller, path: event.pathParameters ?? {}, query: event.queryStringParameters ?? {}, body: readBody(event) });
+      const reply = await handle({ caller, path: event.pathParameters ?? {}, query: event.queryStringParameters ?? {}, body: readBody(event) }, services);
       return json(reply.status ?? 200, reply.body);
     } catch (error) {
       return errorReply(error);
