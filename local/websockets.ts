@@ -27,6 +27,7 @@ interface Live {
   connectedAt: number;
   lastActiveAt: number;
   sourceIp: string;
+  userAgent: string;
   /** Cancels the idle and lifetime alarms. */
   quiet: () => void;
 }
@@ -102,7 +103,8 @@ export function createWebSockets(options: { invoke: Invoke; clock: Clock; log: (
     const connection = live.get(connectionId);
     if (!connection || connection.socket.readyState !== WebSocket.OPEN) return gone(res);
     if (req.method === "GET") {
-      return reply(res, 200, { ConnectedAt: new Date(connection.connectedAt).toISOString(), LastActiveAt: new Date(connection.lastActiveAt).toISOString(), Identity: { SourceIp: connection.sourceIp } });
+      const identity = { sourceIp: connection.sourceIp, userAgent: connection.userAgent };
+      return reply(res, 200, { connectedAt: new Date(connection.connectedAt).toISOString(), lastActiveAt: new Date(connection.lastActiveAt).toISOString(), identity });
     }
     if (req.method === "DELETE") {
       connection.socket.close(GOING_AWAY, "Going away");
@@ -154,9 +156,10 @@ export function createWebSockets(options: { invoke: Invoke; clock: Clock; log: (
     wss.handleUpgrade(req, socket, head, (ws) => {
       opened = ws;
       const now = clock.now();
-      const connection: Live = { socket: ws, authorizer, connectedAt: now, lastActiveAt: now, sourceIp: req.socket.remoteAddress ?? "", quiet: () => undefined };
+      const connection: Live = { socket: ws, authorizer, connectedAt: now, lastActiveAt: now, sourceIp: req.socket.remoteAddress ?? "", userAgent: req.headers["user-agent"] ?? "", quiet: () => undefined };
       live.set(connectionId, connection);
       const active = watchTime(connection);
+      ws.on("error", () => undefined); // a message over the limit: ws has closed the socket with 1009, as API Gateway does
       ws.on("message", (data) => {
         if (tooBig) return;
         active();

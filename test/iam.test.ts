@@ -8,7 +8,8 @@ import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { functions, type DynamoAction, type FunctionName } from "../functions/catalog.js";
 import { invocation } from "../local/lambda.js";
-import { sleep, startTollgate, type Harness } from "./support/tollgate.js";
+import { mintToken } from "../local/tokens.js";
+import { SECRET, sleep, startTollgate, type Harness } from "./support/tollgate.js";
 
 type Call = { fn: FunctionName; client: string; command: string; actions: string[] };
 const calls: Call[] = [];
@@ -45,7 +46,7 @@ base.send = function (this: { constructor: { name: string } }, command: any, ...
 };
 
 let t: Harness;
-beforeAll(async () => (t = await startTollgate({ reconnectGraceSeconds: 1, escalationGraceSeconds: 1 })));
+beforeAll(async () => (t = await startTollgate()));
 afterAll(async () => {
   base.send = send;
   await t?.stop();
@@ -66,7 +67,11 @@ async function everything() {
   await child.request({ action: "elicit", session_id: "iam_child", elicitation_id: "iam_escalates", params: { message: "escalate?" } });
   await child.request({ action: "elicit", session_id: "iam_child", elicitation_id: "iam_cancelled", params: { message: "cancel?" } });
   await child.request({ action: "cancel", elicitation_id: "iam_cancelled" });
-  await child.request({ action: "elicit", session_id: "iam_child", elicitation_id: "iam_times_out", params: { message: "deadline?" }, timeout_seconds: 1 });
+  await child.request({ action: "elicit", session_id: "iam_child", elicitation_id: "iam_times_out", params: { message: "deadline?" }, timeout_seconds: 60 });
+  await t.scheduled("deadline-acme-iam_times_out");
+  await t.elapse(60_000);
+  await t.scheduled("escalation-acme-iam_escalates");
+  await t.elapse(120_000); // the escalation grace
   await parent.next((f) => f.kind === "notice", 10_000);
   await t.http(runner, "PUT", "/v1/sessions/iam_http", { title: "codex:iam" });
   await t.http(runner, "POST", "/v1/sessions/iam_http/events", { type: "response.elicitation_request", elicitation_id: "iam_h1", params: { message: "h1?" } });
@@ -86,7 +91,12 @@ async function everything() {
   await gone.request({ action: "hello", sessions: [{ session_id: "iam_gone" }] });
   await gone.request({ action: "elicit", session_id: "iam_gone", elicitation_id: "iam_gone_el", params: { message: "gone?" } });
   gone.close();
-  await sleep(2_500); // deadline, runner-gone and escalation timers fire; the stream settles
+  const expiring = await t.socket(await mintToken(SECRET, { sub: "iam-expiring", tenant: "acme", role: "runner" }, 60, t.clock.now()));
+  await t.scheduled("gone-acme-");
+  await t.elapse(300_000); // the reconnect grace; the token above expires
+  await expiring.request({ action: "ping" });
+  await expiring.closed;
+  await sleep(500); // the stream settles
 }
 
 it("calls only what the catalog (and so its IAM policy) allows, in every function", { timeout: 60_000 }, async () => {
@@ -98,8 +108,10 @@ it("calls only what the catalog (and so its IAM policy) allows, in every functio
       if (call.client.startsWith("DynamoDB")) expect(spec.table as readonly DynamoAction[], `${call.fn} calls dynamodb:${action}`).toContain(action);
       else if (call.client === "SchedulerClient") expect("scheduler" in spec, `${call.fn} calls scheduler ${action}`).toBe(true);
       else if (call.client === "ApiGatewayManagementApiClient") {
-        expect("connections" in spec, `${call.fn} posts to connections`).toBe(true);
-        expect(action).toBe("PostToConnectionCommand"); // the policy grants POST only
+        // The policy grants POST to `connections`, and POST and DELETE to `closesConnections` (an expired token's connection).
+        if (action === "DeleteConnectionCommand") expect("closesConnections" in spec, `${call.fn} closes connections`).toBe(true);
+        else expect("connections" in spec || "closesConnections" in spec, `${call.fn} posts to connections`).toBe(true);
+        expect(["PostToConnectionCommand", "DeleteConnectionCommand"]).toContain(action);
       } else if (call.client === "SecretsManagerClient") expect("verifiesTokens" in spec).toBe(true);
       else expect.fail(`${call.fn} uses an unexpected client ${call.client}`);
       used.set(call.fn, (used.get(call.fn) ?? new Set()).add(`${call.client}:${action}`));
