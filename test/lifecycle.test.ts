@@ -1,6 +1,8 @@
 /**
- * Issue 3: every way an elicitation ends leaves one resolved event, the right frame at the runner
- * and the badge back where it was (PROTOCOL rules 1, 2, 3, 7), durably and exactly once.
+ * Every way an elicitation ends leaves one resolved event, the right frame at the runner
+ * and the badge back where it was (protocol rules 1, 2, 3, 7), durably and exactly once. The
+ * deadline and the runner-gone grace run in real time (1 s) as the end-to-end proof; waits past
+ * the grace move the runtime's clock instead.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually, sleep, startTollgate, type Harness, type TestSocket } from "./support/tollgate.js";
@@ -123,7 +125,8 @@ describe("resume", () => {
     expect(ok.ref).toBe("h");
     expect(second.frames.indexOf(ok)).toBeLessThan(second.frames.indexOf(verdict));
     expect(verdict).toMatchObject({ elicitation_id: "el_resume", action: "accept", reason: "answered" });
-    await sleep(1_500); // past the reconnect grace: nothing more arrives, nothing resolves again
+    await t.elapse(1_500); // past the reconnect grace: nothing more arrives, nothing resolves again
+    await sleep(200);
     expect(second.count((f) => f.type === "elicitation.verdict")).toBe(1);
     expect(resolvedEvents("el_resume")).toBe(1);
   });
@@ -133,7 +136,8 @@ describe("resume", () => {
     first.close();
     const second = await t.socket(await t.token("runner"));
     await second.request({ action: "hello", sessions: [{ session_id: "conv_rebind" }], resume: ["el_rebind"] });
-    await sleep(1_500);
+    await t.elapse(1_500); // past the reconnect grace
+    await sleep(200);
     expect((await t.http(human, "GET", "/v1/elicitations/el_rebind")).body.status).toBe("pending");
     await t.http(human, "POST", "/v1/sessions/conv_rebind/events", { type: "approval", elicitation_id: "el_rebind", action: "decline" });
     expect(await second.next((f) => f.type === "elicitation.verdict")).toMatchObject({ action: "decline" });
