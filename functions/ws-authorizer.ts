@@ -1,6 +1,6 @@
 /** `$connect` request authorizer: verifies the bearer token and hands its identity to every route. */
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from "aws-lambda";
-import { bearerToken, verifyToken } from "./shared/auth.js";
+import { bearerToken } from "./shared/auth.js";
 import { servicesOf } from "./shared/clients.js";
 import { ProtocolError } from "./shared/errors.js";
 
@@ -10,10 +10,9 @@ const policy = (effect: "Allow" | "Deny", resource: string) => ({
 });
 
 export const handler = async (event: APIGatewayRequestAuthorizerEvent, context?: unknown): Promise<APIGatewayAuthorizerResult> => {
-  const services = servicesOf(context);
   let claims;
   try {
-    claims = await verifyToken(bearerToken(event.headers, event.queryStringParameters), await services.signingKey(), services.now());
+    claims = await servicesOf(context).verify(bearerToken(event.headers, event.queryStringParameters));
   } catch (error) {
     // A valid identity without a Tollgate tenant or role: API Gateway answers 403 to a Deny.
     if (error instanceof ProtocolError && error.code === "forbidden") return { principalId: "unmapped", policyDocument: policy("Deny", event.methodArn) };

@@ -37,9 +37,8 @@ const MAX_TOKEN_CHARS = 8_192;
 
 let issuers: { raw: string | undefined; verifier: IssuerVerifier } | undefined;
 
-/** The configured OpenID issuers, parsed once per configuration. */
-function issuerVerifier(): IssuerVerifier {
-  const raw = process.env[env.oidcIssuers];
+/** The configured OpenID issuers (TOLLGATE_OIDC_ISSUERS' JSON), parsed once per configuration. */
+function issuerVerifier(raw: string | undefined): IssuerVerifier {
   if (!issuers || issuers.raw !== raw) issuers = { raw, verifier: createIssuerVerifier(parseIssuers(raw)) };
   return issuers.verifier;
 }
@@ -60,10 +59,10 @@ function issuerOf(token: string): unknown {
  * another HMAC, or an asymmetric algorithm (key confusion) never verifies. `exp` is required and
  * checked (against `now`), `nbf` is checked when present, and `sub`, `tenant` and `role` must be there and valid.
  */
-export async function verifyToken(token: string | undefined, key: Uint8Array, now: number = Date.now()): Promise<Claims> {
+export async function verifyToken(token: string | undefined, key: Uint8Array, now: number, oidcIssuers: string | undefined): Promise<Claims> {
   if (!token || token.length > MAX_TOKEN_CHARS) throw unauthorized();
   const iss = issuerOf(token);
-  const oidc = issuerVerifier();
+  const oidc = issuerVerifier(oidcIssuers);
   if (oidc.handles(iss)) return oidc.verify(token, iss as string);
   try {
     const { payload } = await jwtVerify(token, key, { algorithms: ["HS256"], requiredClaims: ["exp", "sub", "tenant", "role"], currentDate: new Date(now) });

@@ -11,13 +11,16 @@ import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { createTollgate, type Tollgate } from "../domain/tollgate.js";
 import { connectionsPusher, type Pusher } from "../domain/push.js";
 import { schedulerTimers } from "../domain/timers.js";
-import { signingKey } from "./auth.js";
+import { signingKey, verifyToken } from "./auth.js";
 import { readConfig, type Config } from "./config.js";
+import type { Claims } from "./schemas.js";
 
 export interface Services {
   tollgate: Tollgate;
   /** The JWT secret: verifies tokens and signs pagination cursors. */
   signingKey(): Promise<Uint8Array>;
+  /** The claims of a valid bearer token (Tollgate's own or a configured OpenID issuer's), checked against `now`. */
+  verify(token: string | undefined): Promise<Claims>;
   /** Milliseconds since the epoch, the clock every rule and check reads. */
   now(): number;
   push: Pusher;
@@ -40,6 +43,7 @@ export function buildServices(config: Config, clients: Clients, key: () => Promi
   return {
     tollgate: createTollgate({ db: clients.db, config, push, timers: schedulerTimers(clients.scheduler, config.scheduler), now }),
     signingKey: key,
+    verify: async (token) => verifyToken(token, await key(), now(), config.oidcIssuers),
     now,
     push,
     async hangUp(connectionId) {

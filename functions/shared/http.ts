@@ -4,7 +4,7 @@
  */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import type { Caller } from "../domain/items.js";
-import { bearerToken, verifyToken } from "./auth.js";
+import { bearerToken } from "./auth.js";
 import { servicesOf, type Services } from "./clients.js";
 import { ProtocolError, errorBody, errorStatus, failureSummary } from "./errors.js";
 import { logger } from "./logger.js";
@@ -50,7 +50,7 @@ export function httpHandler(handle: (request: HttpRequest, services: Services) =
   return async (event: APIGatewayProxyEventV2, context?: unknown): Promise<APIGatewayProxyStructuredResultV2> => {
     try {
       const services = servicesOf(context);
-      const claims = await verifyToken(bearerToken(event.headers), await services.signingKey(), services.now());
+      const claims = await services.verify(bearerToken(event.headers));
       const caller: Caller = { sub: claims.sub, tenant: claims.tenant, role: claims.role };
       const reply = await handle({ caller, path: event.pathParameters ?? {}, query: event.queryStringParameters ?? {}, body: readBody(event) }, services);
       return json(reply.status ?? 200, reply.body);
