@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { timerFunctions, type TimerName } from "../functions/catalog.js";
-import { buildServices, documentClient, type Clients } from "../functions/shared/clients.js";
+import { buildServices, documentClient, type Clients, type Services } from "../functions/shared/clients.js";
 import { readConfig, type Config } from "../functions/shared/config.js";
 import { env } from "../functions/shared/env.js";
 import { systemClock, type Clock } from "./clock.js";
@@ -63,6 +63,8 @@ export interface Runtime {
   config: Config;
   /** The SDK clients the functions use, on this runtime's endpoints. */
   clients: Clients;
+  /** What each invocation gets on its context: a test calling a handler directly passes `{ services }`. */
+  services: Services;
   /** Invoke a function as its trigger would, with this runtime's services. */
   invoke: Invoke;
   /** The names of the schedules still to fire. */
@@ -151,6 +153,7 @@ export async function startRuntime(o: RuntimeOptions): Promise<Runtime> {
       clock,
       config,
       clients,
+      services,
       invoke,
       pendingSchedules: scheduler.pending,
       holdReplies: gateway.holdReplies,
