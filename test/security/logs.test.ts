@@ -6,8 +6,8 @@
 import { randomUUID } from "node:crypto";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { errorReply } from "../../functions/shared/http.js";
-import { errorFrame } from "../../functions/shared/ws.js";
+import { errorReply } from "../../functions/lambda/http.js";
+import { errorFrame } from "../../functions/lambda/ws.js";
 import { startTollgate, type Harness } from "../support/tollgate.js";
 import { rawHttp } from "./support.js";
 
