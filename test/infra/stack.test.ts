@@ -141,7 +141,7 @@ describe("IAM: exactly the catalog's grants", () => {
     const f = spec(name);
     const actions = new Set<string>(["logs:CreateLogStream", "logs:PutLogEvents"]);
     for (const a of f.table) actions.add(`dynamodb:${a}`);
-    if (f.connections) actions.add("execute-api:ManageConnections");
+    if (f.connections || f.closesConnections) actions.add("execute-api:ManageConnections");
     if (f.scheduler) {
       for (const a of ["scheduler:CreateSchedule", "scheduler:DeleteSchedule", "scheduler:GetSchedule", "iam:PassRole"]) actions.add(a);
     }
@@ -186,32 +186,27 @@ describe("IAM: exactly the catalog's grants", () => {
     expect(indexStatements.length > 0, "index grant iff Query").toBe(spec(name).table.includes("Query" as never));
   });
 
-  it.each(functionNames)("%s: execute-api:ManageConnections iff `connections`, POST on this stage's @connections only", (name) => {
-    const st = statementsOf(s.json, s.roleId(name)).filter((x) => asArray(x.Action).includes("execute-api:ManageConnections"));
-    if (!spec(name).connections) {
-      expect(st).toEqual([]);
-      return;
-    }
-    const wsApiId = logicalId(s.stack, s.stack.webSocketApi.node.defaultChild);
-    expect(st).toHaveLength(1);
-    expect(asArray(st[0].Action)).toEqual(["execute-api:ManageConnections"]);
-    expect(st[0].Resource).toEqual({
-      "Fn::Join": [
-        "",
-        [
-          "arn:",
-          { Ref: "AWS::Partition" },
-          ":execute-api:",
-          { Ref: "AWS::Region" },
-          ":",
-          { Ref: "AWS::AccountId" },
-          ":",
-          { Ref: wsApiId },
-          `/${webSocketStageName}/POST/@connections/*`,
+  it.each(functionNames)(
+    "%s: execute-api:ManageConnections iff `connections` or `closesConnections`: POST on this stage's @connections only, and DELETE for `closesConnections`",
+    (name) => {
+      const f = spec(name);
+      const st = statementsOf(s.json, s.roleId(name)).filter((x) => asArray(x.Action).includes("execute-api:ManageConnections"));
+      if (!f.connections && !f.closesConnections) {
+        expect(st).toEqual([]);
+        return;
+      }
+      const wsApiId = logicalId(s.stack, s.stack.webSocketApi.node.defaultChild);
+      const on = (verb: string) => ({
+        "Fn::Join": [
+          "",
+          ["arn:", { Ref: "AWS::Partition" }, ":execute-api:", { Ref: "AWS::Region" }, ":", { Ref: "AWS::AccountId" }, ":", { Ref: wsApiId }, `/${webSocketStageName}/${verb}/@connections/*`],
         ],
-      ],
-    });
-  });
+      });
+      expect(st).toHaveLength(1);
+      expect(asArray(st[0].Action)).toEqual(["execute-api:ManageConnections"]);
+      expect(asArray(st[0].Resource)).toEqual(f.closesConnections ? [on("POST"), on("DELETE")] : [on("POST")]);
+    },
+  );
 
   it.each(functionNames)("%s: scheduler actions and iam:PassRole (scheduler role only) iff `scheduler`", (name) => {
     const statements = statementsOf(s.json, s.roleId(name));
@@ -279,8 +274,8 @@ describe("environment", () => {
     expect(v[env.table] !== undefined).toBe(f.table.length > 0);
     if (f.table.length > 0) expect(v[env.table]).toEqual({ Ref: tableId });
 
-    expect(v[env.connectionsUrl] !== undefined).toBe(!!f.connections);
-    if (f.connections) {
+    expect(v[env.connectionsUrl] !== undefined).toBe(!!(f.connections || f.closesConnections));
+    if (f.connections || f.closesConnections) {
       const wsApiId = logicalId(s.stack, s.stack.webSocketApi.node.defaultChild);
       expect(v[env.connectionsUrl]).toEqual({
         "Fn::Join": ["", ["https://", { Ref: wsApiId }, ".execute-api.", { Ref: "AWS::Region" }, ".", { Ref: "AWS::URLSuffix" }, `/${webSocketStageName}`]],
