@@ -9,7 +9,7 @@ const policy = (effect: "Allow" | "Deny", resource: string) => ({
 });
 
 export const handler = async (event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {
-  let claims;
+  let claims: Awaited<ReturnType<typeof verifyToken>>;
   try {
     claims = await verifyToken(bearerToken(event.headers, event.queryStringParameters));
   } catch (error) {

@@ -93,7 +93,7 @@ describe("logs", () => {
       throw error;
     });
     const from = captured.length;
-    let reply;
+    let reply: Awaited<ReturnType<typeof rawHttp>>;
     try {
       reply = await rawHttp(t, human, "POST", "/v1/sessions/conv_boom/events", { json: { type: "approval", elicitation_id: "el_boom", action: "accept", content: { secret, pi: 27_182_818 } } });
     } finally {

@@ -14,7 +14,6 @@ export interface AwsCall {
   client: string;
   /** As the SDK names it: `QueryCommand`, `TransactWriteItemsCommand`, `PostToConnectionCommand`. */
   command: string;
-  // biome-ignore lint/suspicious/noExplicitAny: each command has its own input shape; a hook reads the fields it knows.
   input: any;
 }
 
