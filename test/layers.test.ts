@@ -116,7 +116,7 @@ describe("layers", () => {
   it("sees a break of each kind", () => {
     expect(violations("functions/shared/x.ts", 'import type { Resolved } from "../domain/items.js";')).toHaveLength(1);
     expect(violations("functions/domain/x.ts", 'import type { Context } from "aws-lambda";')).toHaveLength(1);
-    expect(violations("functions/domain/x.ts", 'const m = await import("../../local/runtime.js");')).toHaveLength(1);
+    expect(violations("functions/domain/x.ts", 'const m = await import("../ws-hello.js");')).toHaveLength(1);
     expect(violations("functions/http-x.ts", 'import { keys } from "./domain/stores/keys.js";')).toHaveLength(1);
     expect(violations("functions/domain/stores/x.ts", 'import { createDelivery } from "../delivery.js";')).toHaveLength(1);
     expect(violations("sdk/x.ts", 'import { Id } from "../functions/shared/schemas.js";')).toHaveLength(1);
