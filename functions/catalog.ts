@@ -30,6 +30,11 @@ export interface FunctionSpec {
   table: readonly DynamoAction[];
   /** Posts to WebSocket connections through the `@connections` API. */
   connections?: true;
+  /**
+   * Refuses a frame whose connection's token has expired: posts the error frame and closes the
+   * connection (POST and DELETE on `@connections`). Every route built with `wsHandler`.
+   */
+  closesConnections?: true;
   /** Creates and deletes the one-time schedules of Tollgate's schedule group. */
   scheduler?: true;
   /** Verifies bearer tokens (needs the JWT secret). */
@@ -47,11 +52,11 @@ export const functions = {
   wsConnect: { entry: "functions/ws-connect.ts", trigger: ws("$connect"), table: ["PutItem"] },
   wsDisconnect: { entry: "functions/ws-disconnect.ts", trigger: ws("$disconnect"), table: ["UpdateItem"] },
   wsDefault: { entry: "functions/ws-default.ts", trigger: ws("$default"), table: [] },
-  wsHello: { entry: "functions/ws-hello.ts", trigger: ws("hello"), table: ["GetItem", "Query", "PutItem", "UpdateItem", "DeleteItem"], connections: true },
-  wsElicit: { entry: "functions/ws-elicit.ts", trigger: ws("elicit"), table: ["GetItem", "PutItem", "UpdateItem"], connections: true, rateLimited: true },
-  wsCancel: { entry: "functions/ws-cancel.ts", trigger: ws("cancel"), table: ["GetItem", "UpdateItem", "DeleteItem"] },
-  wsSubscribe: { entry: "functions/ws-subscribe.ts", trigger: ws("subscribe"), table: ["BatchGetItem", "UpdateItem"] },
-  wsPing: { entry: "functions/ws-ping.ts", trigger: ws("ping"), table: [] },
+  wsHello: { entry: "functions/ws-hello.ts", trigger: ws("hello"), table: ["GetItem", "Query", "PutItem", "UpdateItem", "DeleteItem"], connections: true, closesConnections: true },
+  wsElicit: { entry: "functions/ws-elicit.ts", trigger: ws("elicit"), table: ["GetItem", "PutItem", "UpdateItem"], connections: true, rateLimited: true, closesConnections: true },
+  wsCancel: { entry: "functions/ws-cancel.ts", trigger: ws("cancel"), table: ["GetItem", "UpdateItem", "DeleteItem"], closesConnections: true },
+  wsSubscribe: { entry: "functions/ws-subscribe.ts", trigger: ws("subscribe"), table: ["BatchGetItem", "UpdateItem"], closesConnections: true },
+  wsPing: { entry: "functions/ws-ping.ts", trigger: ws("ping"), table: [], closesConnections: true },
 
   httpHealth: { entry: "functions/http-health.ts", trigger: { kind: "http", method: "GET", path: "/healthz", public: true }, table: [] },
   httpOpenApi: { entry: "functions/http-openapi.ts", trigger: { kind: "http", method: "GET", path: "/openapi.json", public: true }, table: [] },

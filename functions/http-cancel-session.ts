@@ -1,10 +1,9 @@
 /** `POST /v1/sessions/{id}/cancel`: the run was cancelled; every pending elicitation resolves `cancel`. */
-import { domain } from "./domain/clients.js";
-import { httpHandler } from "./shared/http.js";
+import { httpHandler } from "./lambda/http.js";
 import { parse } from "./shared/parse.js";
 import { CancelSessionBody, Id } from "./shared/schemas.js";
 
-export const handler = httpHandler(async ({ caller, path, body }) => {
+export const handler = httpHandler(async ({ caller, path, body }, { tollgate }) => {
   const { descendants } = parse(CancelSessionBody, body);
-  return { body: await domain().runners.cancelSession(caller, parse(Id, path.id), descendants ?? false) };
+  return { body: await tollgate.runners.cancelSession(caller, parse(Id, path.id), descendants ?? false) };
 });

@@ -1,7 +1,6 @@
 /** `GET /v1/elicitations/{id}`: the standalone approval page's read, pending or resolved. */
-import { domain } from "./domain/clients.js";
-import { httpHandler } from "./shared/http.js";
+import { httpHandler } from "./lambda/http.js";
 import { parse } from "./shared/parse.js";
 import { Id } from "./shared/schemas.js";
 
-export const handler = httpHandler(async ({ caller, path }) => ({ body: await domain().elicitations.read(caller, parse(Id, path.id)) }));
+export const handler = httpHandler(async ({ caller, path }, { tollgate }) => ({ body: await tollgate.elicitations.read(caller, parse(Id, path.id)) }));

@@ -1,7 +1,6 @@
 /** `GET /v1/sessions/{id}/peek`: compact pending items for a parent agent. */
-import { domain } from "./domain/clients.js";
-import { httpHandler } from "./shared/http.js";
+import { httpHandler } from "./lambda/http.js";
 import { parse } from "./shared/parse.js";
 import { Id } from "./shared/schemas.js";
 
-export const handler = httpHandler(async ({ caller, path }) => ({ body: await domain().sessions.peek(caller, parse(Id, path.id)) }));
+export const handler = httpHandler(async ({ caller, path }, { tollgate }) => ({ body: await tollgate.sessions.peek(caller, parse(Id, path.id)) }));

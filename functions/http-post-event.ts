@@ -1,14 +1,12 @@
 /** `POST /v1/sessions/{id}/events`: raise an elicitation, give a verdict, or give up waiting. */
-import { domain } from "./domain/clients.js";
-import { httpHandler } from "./shared/http.js";
+import { httpHandler } from "./lambda/http.js";
 import { parse } from "./shared/parse.js";
 import { Id, PostEventBody } from "./shared/schemas.js";
 
-export const handler = httpHandler(async ({ caller, path, body }) => {
+export const handler = httpHandler(async ({ caller, path, body }, { tollgate }) => {
   const sessionId = parse(Id, path.id);
   const event = parse(PostEventBody, body);
-  const tollgate = domain();
-  switch (event.type) {
+    switch (event.type) {
     case "response.elicitation_request": {
       const raised = await tollgate.elicitations.raise(caller, { ...event, session_id: sessionId });
       return { status: raised.created ? 201 : 200, body: { elicitation_id: raised.elicitation_id, deadline: raised.deadline } };

@@ -9,7 +9,7 @@ import { BatchProcessor, EventType, processPartialResponse } from "@aws-lambda-p
 import { unmarshall } from "@aws-sdk/util-dynamodb";
 import type { AttributeValue } from "@aws-sdk/client-dynamodb";
 import type { Context, DynamoDBRecord, DynamoDBStreamEvent } from "aws-lambda";
-import { domain } from "./domain/clients.js";
+import { servicesOf } from "./lambda/services.js";
 
 const image = (raw: Record<string, unknown> | undefined) => (raw ? unmarshall(raw as Record<string, AttributeValue>) : undefined);
 const itemKey = (record: DynamoDBRecord) => JSON.stringify(record.dynamodb?.Keys ?? {});
@@ -17,11 +17,12 @@ const itemKey = (record: DynamoDBRecord) => JSON.stringify(record.dynamodb?.Keys
 export const handler = async (event: DynamoDBStreamEvent, context: Context) => {
   const processor = new BatchProcessor(EventType.DynamoDBStreams);
   const previous = new Map<string, Promise<void>>();
-  const audience = domain().subscriptions.audience();
+  const { tollgate } = servicesOf(context);
+  const audience = tollgate.subscriptions.audience();
   const react = (record: DynamoDBRecord) => {
     const key = itemKey(record);
     const run = (previous.get(key) ?? Promise.resolve()).then(() =>
-      domain().react({ old: image(record.dynamodb?.OldImage), new: image(record.dynamodb?.NewImage) }, audience),
+      tollgate.react({ old: image(record.dynamodb?.OldImage), new: image(record.dynamodb?.NewImage) }, audience),
     );
     previous.set(key, run);
     return run;

@@ -1,7 +1,6 @@
 /** Scheduler fired an elicitation's deadline: still pending means decline/timeout. */
-import { domain } from "./domain/clients.js";
-import { timerHandler } from "./shared/timer.js";
+import { timerHandler } from "./lambda/timer.js";
 
-export const handler = timerHandler(async (input) => {
-  if (input.elicitation_id) await domain().elicitations.expire(input.tenant, input.elicitation_id);
+export const handler = timerHandler(async (input, { tollgate }) => {
+  if (input.elicitation_id) await tollgate.elicitations.expire(input.tenant, input.elicitation_id);
 });

@@ -1,7 +1,6 @@
 /** Scheduler fired a block's escalation grace: tell the parent once if it still stands. */
-import { domain } from "./domain/clients.js";
-import { timerHandler } from "./shared/timer.js";
+import { timerHandler } from "./lambda/timer.js";
 
-export const handler = timerHandler(async (input) => {
-  if (input.elicitation_id) await domain().escalation.fire(input.tenant, input.elicitation_id, input.round ?? 1);
+export const handler = timerHandler(async (input, { tollgate }) => {
+  if (input.elicitation_id) await tollgate.escalation.fire(input.tenant, input.elicitation_id, input.round ?? 1);
 });

@@ -1,6 +1,7 @@
 /** `$connect` request authorizer: verifies the bearer token and hands its identity to every route. */
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from "aws-lambda";
-import { bearerToken, verifyToken } from "./shared/auth.js";
+import { bearerToken } from "./shared/auth.js";
+import { servicesOf } from "./lambda/services.js";
 import { ProtocolError } from "./shared/errors.js";
 
 const policy = (effect: "Allow" | "Deny", resource: string) => ({
@@ -8,10 +9,10 @@ const policy = (effect: "Allow" | "Deny", resource: string) => ({
   Statement: [{ Action: "execute-api:Invoke", Effect: effect, Resource: resource }],
 });
 
-export const handler = async (event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {
-  let claims: Awaited<ReturnType<typeof verifyToken>>;
+export const handler = async (event: APIGatewayRequestAuthorizerEvent, context?: unknown): Promise<APIGatewayAuthorizerResult> => {
+  let claims;
   try {
-    claims = await verifyToken(bearerToken(event.headers, event.queryStringParameters));
+    claims = await servicesOf(context).verify(bearerToken(event.headers, event.queryStringParameters));
   } catch (error) {
     // A valid identity without a Tollgate tenant or role: API Gateway answers 403 to a Deny.
     if (error instanceof ProtocolError && error.code === "forbidden") return { principalId: "unmapped", policyDocument: policy("Deny", event.methodArn) };
@@ -20,6 +21,7 @@ export const handler = async (event: APIGatewayRequestAuthorizerEvent): Promise<
   return {
     principalId: claims.sub,
     policyDocument: policy("Allow", event.methodArn),
-    context: { sub: claims.sub, tenant: claims.tenant, role: claims.role },
+    // `exp` rides along so every route can refuse frames once the token has expired.
+    context: { sub: claims.sub, tenant: claims.tenant, role: claims.role, exp: claims.exp },
   };
 };

@@ -1,7 +1,7 @@
 /** `$default`: a frame that is not JSON or names no known action. */
 import { badRequest } from "./shared/errors.js";
 import { parseJsonObject } from "./shared/parse.js";
-import { errorFrame, refOf, type WsEvent } from "./shared/ws.js";
+import { errorFrame, refOf, type WsEvent } from "./lambda/ws.js";
 
 export const handler = async (event: WsEvent) => {
   try {

@@ -78,7 +78,7 @@ export class TollgateFunctions extends StackPart {
     for (const f of this.all) {
       const spec = f.spec;
       f.bindTable(b.table, spec.table);
-      if (spec.connections) f.bindConnections(b.connections);
+      if (spec.connections || spec.closesConnections) f.bindConnections(b.connections, { post: Boolean(spec.connections || spec.closesConnections), delete: Boolean(spec.closesConnections) });
       if (spec.scheduler) f.bindScheduler(b.scheduler);
       if (spec.verifiesTokens) f.bindJwtSecret(b.jwtSecret, b.jwtSecretKey);
       if (spec.verifiesTokens && b.oidcIssuers) f.setOidcIssuers(b.oidcIssuers);

@@ -184,27 +184,26 @@ export class TollgateFunction extends Construct {
   }
 
   /** `execute-api:ManageConnections` for POST on `@connections` of this one stage. */
-  bindConnections(props: ConnectionsBinding): void {
+  bindConnections(props: ConnectionsBinding, methods: { post: boolean; delete: boolean }): void {
     const stack = Stack.of(this);
     this.addEnv(env.connectionsUrl, props.callbackUrl);
-    const connections = stack.formatArn({
-      service: "execute-api",
-      resource: props.apiId,
-      resourceName: `${props.stageName}/POST/@connections/*`,
-    });
+    const verbs = [...(methods.post ? ["POST"] : []), ...(methods.delete ? ["DELETE"] : [])];
+    const resources = verbs.map((verb) => stack.formatArn({ service: "execute-api", resource: props.apiId, resourceName: `${props.stageName}/${verb}/@connections/*` }));
     this.role.addToPolicy(
       new iam.PolicyStatement({
-        sid: "PostToConnections",
+        sid: methods.delete ? "ManageConnections" : "PostToConnections",
         actions: ["execute-api:ManageConnections"],
-        resources: [connections],
+        resources,
       }),
     );
-    acknowledgeWildcardResource(
-      this.role,
-      connections,
-      "Connection ids are minted by API Gateway at run time; the grant is POST to @connections of this one " +
-        "API and stage only.",
-    );
+    for (const resource of resources) {
+      acknowledgeWildcardResource(
+        this.role,
+        resource,
+        "Connection ids are minted by API Gateway at run time; the grant is POST (and, where a token's expiry closes " +
+          "the connection, DELETE) to @connections of this one API and stage only.",
+      );
+    }
   }
 
   /**

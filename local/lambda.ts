@@ -1,12 +1,15 @@
 /**
  * The Lambda runtime's stand-in: loads each function's exported `handler` from its catalog entry
- * and calls it with the event AWS would deliver and a Lambda-shaped context.
+ * and calls it with the event AWS would deliver and a Lambda-shaped context. The context also
+ * carries the calling runtime's services (its clients, configuration and clock), which a handler
+ * in the cloud builds from its environment instead.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { randomUUID } from "node:crypto";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { functions, type FunctionName } from "../functions/catalog.js";
+import type { Services } from "../functions/lambda/services.js";
 
 export const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -35,9 +38,10 @@ function load(name: FunctionName): Promise<Handler> {
   return handler;
 }
 
-function lambdaContext(name: FunctionName) {
+function lambdaContext(name: FunctionName, services: Services) {
   const deadline = Date.now() + 60_000;
   return {
+    services,
     functionName: `tollgate-${name}`,
     functionVersion: "$LATEST",
     invokedFunctionArn: functionArn(name),
@@ -57,20 +61,26 @@ export function functionNameOf(arn: string): FunctionName | undefined {
   return name && name in functions ? (name as FunctionName) : undefined;
 }
 
-const invoked = new Set<(name: FunctionName) => void>();
+export type Invoke = <T = unknown>(name: FunctionName, event: unknown) => Promise<T>;
 
-/** Hear about every finished invocation (the stream poller polls at once after one: it may have written). */
+const listeners = new Set<(name: FunctionName) => void>();
+
+/** Hear of every finished invocation of every runtime in this process (the benchmark counts them); returns the unhook. */
 export function onInvoked(listener: (name: FunctionName) => void): () => void {
-  invoked.add(listener);
-  return () => invoked.delete(listener);
+  listeners.add(listener);
+  return () => listeners.delete(listener);
 }
 
-export async function invoke<T = unknown>(name: FunctionName, event: unknown): Promise<T> {
-  const handler = await load(name);
-  try {
-    const run = () => handler(event, lambdaContext(name));
-    return (await (attributing ? invocation.run({ functionName: name }, run) : run())) as T;
-  } finally {
-    for (const listener of invoked) listener(name);
-  }
+/** Invoke functions with these services; `done` hears of every finished invocation (the stream poller polls at once: it may have written). */
+export function invoker(services: Services, done: (name: FunctionName) => void = () => undefined): Invoke {
+  return async <T>(name: FunctionName, event: unknown): Promise<T> => {
+    const handler = await load(name);
+    try {
+      const run = () => handler(event, lambdaContext(name, services));
+      return (await (attributing ? invocation.run({ functionName: name }, run) : run())) as T;
+    } finally {
+      done(name);
+      for (const listener of listeners) listener(name);
+    }
+  };
 }

@@ -5,20 +5,27 @@ import { attributeInvocations } from "./lambda.js";
 import { startRuntime } from "./runtime.js";
 import { DEV_SECRET, mintToken } from "./tokens.js";
 
-const seconds = (name: string) => (process.env[name] ? Number(process.env[name]) : undefined);
+/** A numeric setting from the environment (seconds, milliseconds or a count, as its name says), or undefined. */
+function numberFrom(name: string): number | undefined {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return undefined;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a non-negative number, not "${raw}"`);
+  return value;
+}
 
 async function main() {
   attributeInvocations(false); // nobody here asks which function made an AWS call
   const configured = Boolean(process.env[env.jwtSecret]);
   const secret = process.env[env.jwtSecret] || DEV_SECRET;
   const runtime = await startRuntime({
-    port: Number(process.env.TOLLGATE_PORT ?? 4000),
+    port: numberFrom("TOLLGATE_PORT") ?? 4000,
     dataDir: process.env.TOLLGATE_DATA_DIR || ".tollgate",
     jwtSecret: secret,
-    reconnectGraceSeconds: seconds(env.reconnectGraceSeconds),
-    escalationGraceSeconds: seconds(env.escalationGraceSeconds),
-    streamPollMs: seconds("TOLLGATE_STREAM_POLL_MS"),
-    streamBatchSize: seconds("TOLLGATE_STREAM_BATCH_SIZE"),
+    settings: process.env, // graces, rate limits, retention: as a deployed function reads them
+    streamPollMs: numberFrom("TOLLGATE_STREAM_POLL_MS"),
+    streamBatchSize: numberFrom("TOLLGATE_STREAM_BATCH_SIZE"),
+    schedulerJitterSeconds: numberFrom("TOLLGATE_SCHEDULER_JITTER_SECONDS"),
     // An already running DynamoDB Local (the benchmark shares one with its own floor measurement).
     dynamoEndpoint: process.env.TOLLGATE_DYNAMODB_ENDPOINT || undefined,
   });

@@ -1,19 +1,25 @@
 /**
  * Tollgate on one machine: DynamoDB Local, the tables from the shared definition, and the
  * stand-ins for API Gateway, `@connections`, Scheduler and the stream event source, all calling
- * the same handlers that run in Lambda. Only endpoints differ (the SDK's AWS_ENDPOINT_URL_* variables).
+ * the same handlers that run in Lambda. The runtime builds the handlers' services itself (clients
+ * on its own endpoints, its configuration, its clock) and passes them with each invocation, so it
+ * writes no environment variable and two runtimes can share a process.
  */
+import { ApiGatewayManagementApiClient } from "@aws-sdk/client-apigatewaymanagementapi";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { DynamoDBStreamsClient } from "@aws-sdk/client-dynamodb-streams";
-import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { SchedulerClient } from "@aws-sdk/client-scheduler";
 import { join } from "node:path";
 import { mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { timerFunctions, type TimerName } from "../functions/catalog.js";
+import { buildServices, documentClient, type Clients, type Services } from "../functions/lambda/services.js";
+import { readConfig, type Config } from "../functions/shared/config.js";
 import { env } from "../functions/shared/env.js";
+import { systemClock, type Clock } from "./clock.js";
 import { startDynamoLocal, type DynamoLocal } from "./dynamodb.js";
 import { createGateway } from "./gateway.js";
-import { functionArn, onInvoked } from "./lambda.js";
+import { functionArn, invoker, type Invoke } from "./lambda.js";
 import { createLocalScheduler } from "./scheduler.js";
 import { createStreamPoller } from "./stream-poller.js";
 import { ensureTables, localStateTable } from "./tables.js";
@@ -29,7 +35,7 @@ export interface RuntimeOptions {
   reconnectGraceSeconds?: number;
   escalationGraceSeconds?: number;
   noticeRetryMs?: number;
-  /** Per-token limits (TOLLGATE_RATE_LIMIT_*_PER_MINUTE; 0 = none). Absent: the process environment or the defaults. */
+  /** Per-token limits (TOLLGATE_RATE_LIMIT_*_PER_MINUTE; 0 = none). Absent: `settings` or the defaults. */
   rateLimits?: { raisesPerMinute?: number; verdictsPerMinute?: number };
   /** OpenID Connect issuers whose tokens are accepted beside the HS256 ones (TOLLGATE_OIDC_ISSUERS). */
   oidcIssuers?: unknown[];
@@ -37,7 +43,13 @@ export interface RuntimeOptions {
   streamBatchSize?: number;
   /** Deliver every stream batch and fire every schedule twice, as AWS may (at least once). */
   redeliver?: boolean;
+  /** Fire each schedule up to this many seconds late (uniformly), as the cloud's one-minute precision may. */
+  schedulerJitterSeconds?: number;
+  /** What every rule, timer and limit reads; tests pass a stepped clock and move it. */
+  clock?: Clock;
   log?: (line: string) => void;
+  /** Function settings by their environment names, read as Lambda reads its environment (`npm start` passes its own); the options above win. */
+  settings?: Record<string, string | undefined>;
 }
 
 export interface Runtime {
@@ -46,58 +58,79 @@ export interface Runtime {
   wsUrl: string;
   dynamoEndpoint: string;
   table: string;
+  clock: Clock;
+  /** The functions' configuration, as their environment would give it in the cloud. */
+  config: Config;
+  /** The SDK clients the functions use, on this runtime's endpoints. */
+  clients: Clients;
+  /** What each invocation gets on its context: a test calling a handler directly passes `{ services }`. */
+  services: Services;
+  /** Invoke a function as its trigger would, with this runtime's services. */
+  invoke: Invoke;
+  /** The names of the schedules still to fire. */
+  pendingSchedules(): string[];
+  /** Hold the replies of one WebSocket route until the returned function is called. */
+  holdReplies(routeKey: string): () => void;
   stop(): Promise<void>;
 }
 
 const credentials = { accessKeyId: "local", secretAccessKey: "local" };
 
-/** The environment the functions read, as CDK sets it in the cloud. */
-function functionEnvironment(o: RuntimeOptions, port: number, dynamoEndpoint: string, table: string): Record<string, string> {
-  const base = `http://127.0.0.1:${port}`;
+/** The configuration the functions get, as CDK sets it in their environment in the cloud. */
+function functionConfig(o: RuntimeOptions, base: string, table: string) {
   const timers = Object.fromEntries(Object.entries(timerFunctions).map(([timer, fn]) => [env.timerArn[timer as TimerName], functionArn(fn)]));
-  return {
-    AWS_REGION: "us-east-1",
-    AWS_ACCESS_KEY_ID: credentials.accessKeyId,
-    AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
-    AWS_ENDPOINT_URL_DYNAMODB: dynamoEndpoint,
-    AWS_ENDPOINT_URL_SCHEDULER: base,
-    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
+  return readConfig({
+    ...o.settings,
     [env.table]: table,
     [env.connectionsUrl]: base,
     [env.schedulerGroup]: "tollgate",
     [env.schedulerRoleArn]: "arn:aws:iam::000000000000:role/tollgate-scheduler",
-    [env.jwtSecret]: o.jwtSecret,
-    [env.reconnectGraceSeconds]: String(o.reconnectGraceSeconds ?? 300),
-    [env.escalationGraceSeconds]: String(o.escalationGraceSeconds ?? 120),
-    [env.noticeRetryDelayMs]: String(o.noticeRetryMs ?? 500),
+    ...(o.reconnectGraceSeconds !== undefined ? { [env.reconnectGraceSeconds]: String(o.reconnectGraceSeconds) } : {}),
+    ...(o.escalationGraceSeconds !== undefined ? { [env.escalationGraceSeconds]: String(o.escalationGraceSeconds) } : {}),
+    ...(o.noticeRetryMs !== undefined ? { [env.noticeRetryDelayMs]: String(o.noticeRetryMs) } : {}),
     ...(o.rateLimits?.raisesPerMinute !== undefined ? { [env.rateLimitRaisesPerMinute]: String(o.rateLimits.raisesPerMinute) } : {}),
     ...(o.rateLimits?.verdictsPerMinute !== undefined ? { [env.rateLimitVerdictsPerMinute]: String(o.rateLimits.verdictsPerMinute) } : {}),
     ...(o.oidcIssuers ? { [env.oidcIssuers]: JSON.stringify(o.oidcIssuers) } : {}),
     ...timers,
-  };
+  });
+}
+
+/** The SDK clients the handlers use, on this runtime's endpoints. */
+function clientsFor(dynamo: DynamoDBClient, base: string): Clients {
+  const local = { region: "us-east-1", credentials };
+  return { db: documentClient(dynamo), connections: new ApiGatewayManagementApiClient({ endpoint: base, ...local }), scheduler: new SchedulerClient({ endpoint: base, ...local }) };
 }
 
 export async function startRuntime(o: RuntimeOptions): Promise<Runtime> {
   const log = o.log ?? ((line: string) => console.error(line));
   const table = o.table ?? "tollgate";
+  const clock = o.clock ?? systemClock;
   let dynamo: DynamoLocal | undefined;
   if (!o.dynamoEndpoint) dynamo = await startDynamoLocal({ dataDir: o.dataDir ? join(o.dataDir, "dynamodb") : undefined });
   const dynamoEndpoint = o.dynamoEndpoint ?? dynamo!.endpoint;
+  const client = new DynamoDBClient({ endpoint: dynamoEndpoint, region: "us-east-1", credentials });
   try {
-    const client = new DynamoDBClient({ endpoint: dynamoEndpoint, region: "us-east-1", credentials });
-    const db = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+    const db = documentClient(client);
     const streamArn = await ensureTables(client, table);
     const stateTable = localStateTable(table);
     const copies = o.redeliver ? 2 : 1;
-    const scheduler = createLocalScheduler(db, stateTable, log, copies);
-    const gateway = createGateway({ scheduler, log });
+    // The handlers' services need the port (the @connections and Scheduler endpoints): built once it is known.
+    let invokeWithServices: Invoke | undefined;
+    const invoke: Invoke = (name, event) => invokeWithServices!(name, event);
+    const scheduler = createLocalScheduler({ db, stateTable, invoke, clock, log, copies, jitterSeconds: o.schedulerJitterSeconds });
+    const gateway = createGateway({ invoke, clock, log, mounts: [scheduler.handle] });
     const port = await gateway.listen(o.port ?? 4000);
-    Object.assign(process.env, functionEnvironment(o, port, dynamoEndpoint, table));
+    const base = `http://127.0.0.1:${port}`;
+    const clients = clientsFor(client, base);
+    const config = functionConfig(o, base, table);
+    const secret = new TextEncoder().encode(o.jwtSecret);
+    const services = buildServices(config, clients, async () => secret, clock.now);
     const failureDir = o.dataDir ?? tmpdir();
     if (o.dataDir) mkdirSync(o.dataDir, { recursive: true });
     const poller = createStreamPoller({
       streams: new DynamoDBStreamsClient({ endpoint: dynamoEndpoint, region: "us-east-1", credentials }),
       db,
+      invoke,
       stateTable,
       streamArn,
       pollMs: o.streamPollMs ?? 50,
@@ -107,27 +140,34 @@ export async function startRuntime(o: RuntimeOptions): Promise<Runtime> {
       failureLog: join(failureDir, "stream-failures.jsonl"),
       log,
     });
+    // A change is read as soon as the handler that made it returns, as the cloud's poller (always reading) would.
+    invokeWithServices = invoker(services, (name) => name !== "streams" && poller.wake());
     await scheduler.start();
     await poller.start();
-    // A change is read as soon as the handler that made it returns, as the cloud's poller (always reading) would.
-    const unhook = onInvoked((name) => name !== "streams" && poller.wake());
     return {
       port,
-      httpUrl: `http://127.0.0.1:${port}`,
+      httpUrl: base,
       wsUrl: `ws://127.0.0.1:${port}/ws`,
       dynamoEndpoint,
       table,
+      clock,
+      config,
+      clients,
+      services,
+      invoke,
+      pendingSchedules: scheduler.pending,
+      holdReplies: gateway.holdReplies,
       async stop() {
         // The stream and the schedules stop first (they resume from DynamoDB Local next time), then the clients go.
         scheduler.stop();
-        unhook();
         await poller.stop();
         await gateway.close();
-        client.destroy();
+        for (const c of [client, clients.connections, clients.scheduler]) c.destroy();
         await dynamo?.stop();
       },
     };
   } catch (error) {
+    client.destroy();
     await dynamo?.stop();
     throw error;
   }

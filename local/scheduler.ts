@@ -1,12 +1,16 @@
 /**
  * EventBridge Scheduler's stand-in: answers the REST calls the real `@aws-sdk/client-scheduler`
- * makes (CreateSchedule, GetSchedule, DeleteSchedule), keeps one-time schedules in DynamoDB Local
- * so a restart loses none, and invokes each target at its time (to the millisecond, where the
- * cloud fires within a minute). Delivery is at least once, as in the cloud.
+ * makes (CreateSchedule, GetSchedule, DeleteSchedule), refuses what the service refuses
+ * (`scheduler-rules.ts`), keeps one-time schedules in DynamoDB Local so a restart loses none, and
+ * invokes each target when the runtime's clock reaches its time: to the millisecond, or up to
+ * `jitterSeconds` late (uniformly), to rehearse the cloud's one-minute precision. Delivery is at
+ * least once, as in the cloud.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { DeleteCommand, GetCommand, PutCommand, ScanCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import { functionNameOf, invoke } from "./lambda.js";
+import type { Clock } from "./clock.js";
+import { functionNameOf, type Invoke } from "./lambda.js";
+import { validate } from "./scheduler-rules.js";
 
 interface Schedule {
   pk: string;
@@ -14,43 +18,55 @@ interface Schedule {
   group: string;
   expression: string;
   at: number;
+  /** When this stand-in fires it: `at`, plus the jitter if one is set. */
+  fires_at: number;
   target_arn: string;
   role_arn: string;
   input: string;
   created_at: number;
 }
 
-const RETRIES = 3;
-
-function parseAt(expression: string): number | undefined {
-  const match = /^at\((\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})\)$/.exec(expression);
-  return match ? Date.parse(`${match[1]}Z`) : undefined;
+export interface SchedulerOptions {
+  db: DynamoDBDocumentClient;
+  stateTable: string;
+  invoke: Invoke;
+  clock: Clock;
+  log: (line: string) => void;
+  /** Fire each schedule this many times (2 rehearses at-least-once delivery). */
+  copies?: number;
+  jitterSeconds?: number;
 }
+
+const RETRIES = 3;
 
 function send(res: ServerResponse, status: number, body: object, errorType?: string) {
   res.writeHead(status, { "content-type": "application/json", ...(errorType ? { "x-amzn-errortype": errorType } : {}) });
   res.end(JSON.stringify(errorType ? { __type: errorType, Message: (body as { Message?: string }).Message } : body));
 }
 
-export function createLocalScheduler(db: DynamoDBDocumentClient, stateTable: string, log: (line: string) => void, copies = 1) {
+const signed = (req: IncomingMessage) => (req.headers.authorization ?? "").startsWith("AWS4-HMAC-SHA256");
+
+export function createLocalScheduler(o: SchedulerOptions) {
+  const { db, stateTable, clock, log } = o;
+  const copies = o.copies ?? 1;
   const due = new Map<string, Schedule>();
-  let timer: NodeJS.Timeout | undefined;
+  let cancelAlarm: (() => void) | undefined;
   let stopped = false;
 
   const keyOf = (group: string, name: string) => `schedule#${group}#${name}`;
 
   function arm() {
-    clearTimeout(timer);
+    cancelAlarm?.();
+    cancelAlarm = undefined;
     if (stopped || due.size === 0) return;
-    const next = Math.min(...[...due.values()].map((s) => s.at));
-    timer = setTimeout(fireDue, Math.max(0, Math.min(next - Date.now(), 2 ** 31 - 1)));
+    cancelAlarm = clock.at(Math.min(...[...due.values()].map((s) => s.fires_at)), fireDue);
   }
 
   async function fire(schedule: Schedule) {
     const name = functionNameOf(schedule.target_arn);
     for (let attempt = 1; attempt <= RETRIES && name; attempt++) {
       try {
-        await Promise.all(Array.from({ length: copies }, () => invoke(name, JSON.parse(schedule.input))));
+        await Promise.all(Array.from({ length: copies }, () => o.invoke(name, JSON.parse(schedule.input))));
         break;
       } catch (error) {
         log(`schedule ${schedule.name}: target failed (attempt ${attempt}): ${(error as Error).message}`);
@@ -61,30 +77,36 @@ export function createLocalScheduler(db: DynamoDBDocumentClient, stateTable: str
     await db.send(new DeleteCommand({ TableName: stateTable, Key: { pk: schedule.pk } }));
   }
 
+  /** Fire what is due; resolves when those invocations are done (a stepped clock waits for them). */
   function fireDue() {
-    const now = Date.now();
+    const now = clock.now();
+    const firing: Promise<void>[] = [];
     for (const schedule of due.values()) {
-      if (schedule.at > now) continue;
+      if (schedule.fires_at > now) continue;
       due.delete(schedule.pk);
-      void fire(schedule).catch((error) => log(`schedule ${schedule.name}: ${(error as Error).message}`));
+      firing.push(fire(schedule).catch((error) => log(`schedule ${schedule.name}: ${(error as Error).message}`)));
     }
     arm();
+    return Promise.all(firing);
   }
 
   async function create(name: string, body: Record<string, any>, res: ServerResponse) {
+    const now = clock.now();
+    const request = validate(name, body, now);
+    if (typeof request === "string") return send(res, 400, { Message: request }, "ValidationException");
     const group = body.GroupName ?? "default";
-    const at = parseAt(body.ScheduleExpression ?? "");
-    if (at === undefined || !body.Target?.Arn) return send(res, 400, { Message: "only one-time at() schedules with a target" }, "ValidationException");
+    const jitter = Math.random() * (o.jitterSeconds ?? 0) * 1000;
     const schedule: Schedule = {
       pk: keyOf(group, name),
       name,
       group,
       expression: body.ScheduleExpression,
-      at,
-      target_arn: body.Target.Arn,
-      role_arn: body.Target.RoleArn ?? "",
-      input: body.Target.Input ?? "{}",
-      created_at: Date.now(),
+      at: request.at,
+      fires_at: request.at + jitter,
+      target_arn: request.targetArn,
+      role_arn: request.roleArn,
+      input: request.input,
+      created_at: now,
     };
     try {
       await db.send(new PutCommand({ TableName: stateTable, Item: schedule, ConditionExpression: "attribute_not_exists(pk)" }));
@@ -128,19 +150,27 @@ export function createLocalScheduler(db: DynamoDBDocumentClient, stateTable: str
       let start: Record<string, unknown> | undefined;
       do {
         const out = await db.send(new ScanCommand({ TableName: stateTable, ExclusiveStartKey: start }));
-        for (const item of (out.Items ?? []) as Schedule[]) if (item.pk.startsWith("schedule#")) due.set(item.pk, item);
+        for (const item of (out.Items ?? []) as Schedule[]) if (item.pk.startsWith("schedule#")) due.set(item.pk, { ...item, fires_at: item.fires_at ?? item.at });
         start = out.LastEvaluatedKey;
       } while (start);
       arm();
     },
     stop() {
       stopped = true;
-      clearTimeout(timer);
+      cancelAlarm?.();
+    },
+    /** Names of the schedules still to fire. */
+    pending(): string[] {
+      return [...due.values()].map((s) => s.name);
     },
     /** `/schedules/{Name}`: true when it handled the request. */
     async handle(req: IncomingMessage, res: ServerResponse, url: URL, body: string): Promise<boolean> {
       const match = /^\/schedules\/([^/]+)$/.exec(url.pathname);
       if (!match) return false;
+      if (!signed(req)) {
+        send(res, 403, { Message: "Missing Authentication Token" }, "UnrecognizedClientException");
+        return true;
+      }
       const name = decodeURIComponent(match[1]);
       const group = url.searchParams.get("groupName") ?? "default";
       if (req.method === "POST") await create(name, body ? JSON.parse(body) : {}, res);

@@ -15,11 +15,13 @@ import { appendFileSync } from "node:fs";
 import { DescribeStreamCommand, ExpiredIteratorException, GetRecordsCommand, GetShardIteratorCommand, type DynamoDBStreamsClient, type _Record } from "@aws-sdk/client-dynamodb-streams";
 import { GetCommand, PutCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { DynamoDBBatchResponse } from "aws-lambda";
-import { invoke } from "./lambda.js";
+import type { Invoke } from "./lambda.js";
 
 export interface StreamPollerOptions {
   streams: DynamoDBStreamsClient;
   db: DynamoDBDocumentClient;
+  /** Invokes the streams function with the runtime's services. */
+  invoke: Invoke;
   stateTable: string;
   streamArn: string;
   /** Wait between polls of an idle stream (a busy one, or one woken by `wake()`, is polled again at once). */
@@ -86,7 +88,7 @@ export function createStreamPoller(o: StreamPollerOptions) {
       let failedFrom: string | undefined;
       try {
         let result: DynamoDBBatchResponse | undefined;
-        for (let copy = 0; copy < o.copies; copy++) result = await invoke<DynamoDBBatchResponse | undefined>("streams", { Records: batch.map(toLambdaRecord) });
+        for (let copy = 0; copy < o.copies; copy++) result = await o.invoke<DynamoDBBatchResponse | undefined>("streams", { Records: batch.map(toLambdaRecord) });
         failedFrom = result?.batchItemFailures?.[0]?.itemIdentifier;
         if (!failedFrom) return;
       } catch (error) {

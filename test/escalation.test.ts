@@ -1,11 +1,11 @@
 /**
- * A parent hears once when its sub-agent stays blocked past the grace (here 1 s, fired
- * by the local Scheduler stand-in), and once more when the block clears (docs/protocol.md "Lifecycle rules" 4, 5).
+ * A parent hears once when its sub-agent stays blocked past the grace (the default 120 s, fired by
+ * the local Scheduler stand-in as the test moves the runtime's clock), and once more when the block
+ * clears (docs/protocol.md "Lifecycle rules" 4, 5).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GetScheduleCommand, SchedulerClient } from "@aws-sdk/client-scheduler";
 import { scheduleName } from "../functions/domain/timers.js";
-import { invoke } from "../local/lambda.js";
 import { sleep, startTollgate, type Harness, type TestSocket } from "./support/tollgate.js";
 
 let t: Harness;
@@ -13,7 +13,7 @@ let human: string;
 let runner: string;
 
 beforeAll(async () => {
-  t = await startTollgate({ escalationGraceSeconds: 1 });
+  t = await startTollgate();
   human = await t.token("human");
   runner = await t.token("runner");
 });
@@ -35,15 +35,25 @@ async function blockedChild(name: string, options: { parentOnline?: boolean; tit
   return { parent, child, parentId, childId, elicitationId: `${name}_el` };
 }
 
+const GRACE_MS = 120_000;
+
+/** Let the escalation grace of this elicitation pass: its schedule is made, then fires. */
+async function passGrace(elicitationId: string) {
+  await t.scheduled(`escalation-acme-${elicitationId}-`);
+  await t.elapse(GRACE_MS);
+}
+
 const answer = (session: string, id: string) => t.http(human, "POST", `/v1/sessions/${session}/events`, { type: "approval", elicitation_id: id, action: "accept" });
 
 describe("escalation", () => {
   it("tells the parent once after the grace, and once more when it resolves", async () => {
     const b = await blockedChild("esc1", { title: "codex:auth-refactor" });
+    await passGrace(b.elicitationId);
     const block = await b.parent.next((f) => f.type === "session.message" && f.kind === "notice");
     expect(block.session_id).toBe(b.parentId);
     expect(block.text).toMatch(/^\[System: sub-agent codex\/auth-refactor is blocked awaiting human approval: Approve running 'git fetch'\?/);
-    await sleep(1_500);
+    await t.elapse(GRACE_MS);
+    await sleep(300); // a second notice would have arrived by now
     expect(notices(b.parent, b.parentId)).toHaveLength(1);
 
     await answer(b.childId, b.elicitationId);
@@ -57,7 +67,8 @@ describe("escalation", () => {
   it("says nothing when answered within the grace", async () => {
     const b = await blockedChild("esc2");
     await answer(b.childId, b.elicitationId);
-    await sleep(2_000);
+    await t.elapse(GRACE_MS);
+    await sleep(300);
     expect(notices(b.parent, b.parentId)).toHaveLength(0);
   });
 
@@ -65,7 +76,8 @@ describe("escalation", () => {
     const top = await t.socket(runner);
     await top.request({ action: "hello", sessions: [{ session_id: "esc_top" }] });
     await top.request({ action: "elicit", session_id: "esc_top", elicitation_id: "esc_top_el", params: { message: "top?" } });
-    await sleep(2_000);
+    await t.elapse(GRACE_MS);
+    await sleep(300);
     expect(top.count((f) => f.type === "session.message")).toBe(0);
     expect((await t.http(human, "GET", "/v1/elicitations/esc_top_el")).body.status).toBe("pending");
   });
@@ -73,16 +85,17 @@ describe("escalation", () => {
   it("sends one notice however often the schedule fires", async () => {
     const b = await blockedChild("esc3");
     const input = { tenant: "acme", elicitation_id: b.elicitationId, round: 1 };
-    await Promise.all([1, 2, 3].map(() => invoke("timerEscalation", input)));
+    await Promise.all([1, 2, 3].map(() => t.runtime.invoke("timerEscalation", input)));
     await b.parent.next((f) => f.type === "session.message" && f.kind === "notice");
-    await sleep(2_000); // the scheduled firing comes too
-    await invoke("timerEscalation", input);
+    await passGrace(b.elicitationId); // the scheduled firing comes too
+    await sleep(300);
+    await t.runtime.invoke("timerEscalation", input);
     expect(notices(b.parent, b.parentId)).toHaveLength(1);
   });
 
   it("queues the notice for an offline parent and delivers it at its hello", async () => {
     const b = await blockedChild("esc4", { parentOnline: false });
-    await sleep(2_000);
+    await passGrace(b.elicitationId);
     const back = await t.socket(runner);
     back.send({ action: "hello", sessions: [{ session_id: b.parentId }], ref: "h" });
     const notice = await back.next((f) => f.type === "session.message" && f.kind === "notice");
@@ -94,7 +107,7 @@ describe("escalation", () => {
 
   it("withdraws a queued notice when the block resolves before the parent comes back", async () => {
     const b = await blockedChild("esc5", { parentOnline: false });
-    await sleep(2_000);
+    await passGrace(b.elicitationId);
     await answer(b.childId, b.elicitationId);
     await sleep(500);
     const back = await t.socket(runner);

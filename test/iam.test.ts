@@ -1,15 +1,16 @@
 /**
  * Every AWS call a handler makes is one its IAM policy allows. The handlers run for real across
  * every route, the stream and the timers; each call is seen by a middleware on the SDK clients the
- * functions call AWS through (functions/domain/clients.ts), attributed to the function that made it
+ * functions call AWS through (the runtime builds them as functions/lambda/services.ts does), attributed to the function that made it
  * and checked against functions/catalog.ts, which is what infra/ builds each policy from (test/infra
  * checks that side). The token secret's Secrets Manager read is the cloud's only other call; the local
- * runtime hands the secret over in TOLLGATE_JWT_SECRET instead.
+ * runtime hands the secret to the functions directly instead.
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { functions, type DynamoAction, type FunctionName } from "../functions/catalog.js";
+import { mintToken } from "../local/tokens.js";
 import { observeAwsCalls } from "./support/aws-calls.js";
-import { sleep, startTollgate, type Harness } from "./support/tollgate.js";
+import { SECRET, sleep, startTollgate, type Harness } from "./support/tollgate.js";
 
 type Call = { fn: FunctionName; client: string; command: string; actions: string[] };
 const calls: Call[] = [];
@@ -25,8 +26,8 @@ function actionsOf(command: string, input: any): string[] {
 let t: Harness;
 let stopObserving = () => {};
 beforeAll(async () => {
-  t = await startTollgate({ reconnectGraceSeconds: 3, escalationGraceSeconds: 3 });
-  stopObserving = observeAwsCalls(({ fn, client, command, input }) => {
+  t = await startTollgate();
+  stopObserving = observeAwsCalls(t.runtime.clients, ({ fn, client, command, input }) => {
     if (fn) calls.push({ fn, client, command, actions: actionsOf(command, input) });
   });
 });
@@ -50,9 +51,13 @@ async function everything() {
   await child.request({ action: "elicit", session_id: "iam_child", elicitation_id: "iam_escalates", params: { message: "escalate?" } });
   await child.request({ action: "elicit", session_id: "iam_child", elicitation_id: "iam_cancelled", params: { message: "cancel?" } });
   await child.request({ action: "cancel", elicitation_id: "iam_cancelled" });
-  await child.request({ action: "elicit", session_id: "iam_child", elicitation_id: "iam_times_out", params: { message: "deadline?" }, timeout_seconds: 3 });
+  await child.request({ action: "elicit", session_id: "iam_child", elicitation_id: "iam_times_out", params: { message: "deadline?" }, timeout_seconds: 60 });
+  await t.scheduled("deadline-acme-iam_times_out");
+  await t.elapse(60_000);
+  await t.scheduled("escalation-acme-iam_escalates");
+  await t.elapse(120_000); // the escalation grace
   await parent.next((f) => f.kind === "notice", 10_000);
-  // Its deadline fires (Scheduler, 3 s: time enough for the stream to schedule it first) before the session cancel below.
+  // Its deadline fired as the clock moved past it, before the session cancel below.
   await child.next((f) => f.type === "elicitation.verdict" && f.elicitation_id === "iam_times_out", 10_000);
   await t.http(runner, "PUT", "/v1/sessions/iam_http", { title: "codex:iam" });
   await t.http(runner, "POST", "/v1/sessions/iam_http/events", { type: "response.elicitation_request", elicitation_id: "iam_h1", params: { message: "h1?" } });
@@ -72,7 +77,12 @@ async function everything() {
   await gone.request({ action: "hello", sessions: [{ session_id: "iam_gone" }] });
   await gone.request({ action: "elicit", session_id: "iam_gone", elicitation_id: "iam_gone_el", params: { message: "gone?" } });
   gone.close();
-  await sleep(4_500); // the runner-gone timer fires; the stream settles
+  const expiring = await t.socket(await mintToken(SECRET, { sub: "iam-expiring", tenant: "acme", role: "runner" }, 60, t.clock.now()));
+  await t.scheduled("gone-acme-");
+  await t.elapse(300_000); // the reconnect grace; the token above expires
+  await expiring.request({ action: "ping" });
+  await expiring.closed;
+  await sleep(500); // the stream settles
 }
 
 it("calls only what the catalog (and so its IAM policy) allows, in every function", { timeout: 60_000 }, async () => {
@@ -84,9 +94,12 @@ it("calls only what the catalog (and so its IAM policy) allows, in every functio
       if (call.client === "DynamoDBClient") expect(spec.table as readonly DynamoAction[], `${call.fn} calls dynamodb:${action}`).toContain(action);
       else if (call.client === "SchedulerClient") expect("scheduler" in spec, `${call.fn} calls scheduler ${action}`).toBe(true);
       else if (call.client === "ApiGatewayManagementApiClient") {
-        expect("connections" in spec, `${call.fn} posts to connections`).toBe(true);
-        expect(action).toBe("PostToConnection"); // the policy grants POST only
-      } else expect.fail(`${call.fn} uses an unexpected client ${call.client}`);
+        // The policy grants POST to `connections`, and POST and DELETE to `closesConnections` (an expired token's connection).
+        if (action === "DeleteConnection") expect("closesConnections" in spec, `${call.fn} closes connections`).toBe(true);
+        else expect("connections" in spec || "closesConnections" in spec, `${call.fn} posts to connections`).toBe(true);
+        expect(["PostToConnection", "DeleteConnection"]).toContain(action);
+      } else if (call.client === "SecretsManagerClient") expect("verifiesTokens" in spec).toBe(true);
+      else expect.fail(`${call.fn} uses an unexpected client ${call.client}`);
       used.set(call.fn, (used.get(call.fn) ?? new Set()).add(`${call.client}:${action}`));
     }
   }

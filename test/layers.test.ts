@@ -13,7 +13,7 @@ import { describe, expect, it } from "vitest";
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const readJson = (path: string) => JSON.parse(readFileSync(join(root, path), "utf8"));
 
-type LayerName = "catalog" | "items" | "stores" | "domain" | "shared" | "handlers" | "local" | "infra" | "sdk" | "cli" | "web";
+type LayerName = "catalog" | "items" | "stores" | "domain" | "lambda" | "shared" | "handlers" | "local" | "infra" | "sdk" | "cli" | "web";
 
 interface Layer {
   /** Repository paths in this layer; the first layer that holds a path owns it. */
@@ -39,8 +39,14 @@ const layers: Record<LayerName, Layer> = {
   domain: {
     holds: /^functions\/domain\//,
     may: ["domain", "items", "stores", "shared", "catalog"],
-    // The AWS clients the domain's adapters speak to (`clients.ts`, `push.ts`, `timers.ts`); never Lambda's types or tools.
+    // The AWS clients the domain's adapters speak to (`push.ts`, `timers.ts`); never Lambda's types or tools.
     packages: among("zod", "@aws-sdk/client-dynamodb", "@aws-sdk/lib-dynamodb", "@aws-sdk/client-scheduler", "@aws-sdk/client-apigatewaymanagementapi"),
+  },
+  lambda: {
+    holds: /^functions\/lambda\//,
+    // The composition root and the handler shapes: the domain over its stores and real clients, Lambda's event types.
+    may: ["lambda", "domain", "items", "stores", "shared", "catalog"],
+    packages: among("zod", "aws-lambda", "@aws-sdk/client-dynamodb", "@aws-sdk/lib-dynamodb", "@aws-sdk/client-scheduler", "@aws-sdk/client-apigatewaymanagementapi"),
   },
   shared: {
     holds: /^functions\/shared\//,
@@ -49,11 +55,12 @@ const layers: Record<LayerName, Layer> = {
   },
   handlers: {
     holds: /^functions\/[^/]+\.ts$/,
-    may: ["domain", "items", "shared"],
+    may: ["lambda", "domain", "items", "shared"],
     // Lambda's event types and batch tool, and the stream image's own format.
     packages: among("aws-lambda", "@aws-lambda-powertools/batch", "@aws-sdk/util-dynamodb", "@aws-sdk/client-dynamodb"),
   },
-  local: { holds: /^local\//, may: ["local", "catalog", "shared"], packages: true },
+  // The runtime builds the services the Lambda runtime would build from its environment (functions/lambda/services.ts).
+  local: { holds: /^local\//, may: ["local", "catalog", "shared", "lambda"], packages: true },
   infra: { holds: /^infra\//, may: ["infra", "catalog", "shared"], packages: true },
   sdk: { holds: /^sdk\//, may: ["sdk"], packages: among(...sdkPackages) },
   cli: { holds: /^(cli|bin)\//, may: ["cli", "sdk", "shared", "local"], packages: true },

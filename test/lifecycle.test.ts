@@ -1,9 +1,10 @@
 /**
  * Every way an elicitation ends leaves one resolved event, the right frame at the runner
- * and the badge back where it was (docs/protocol.md "Lifecycle rules" 1, 2, 3, 7), durably and exactly once.
+ * and the badge back where it was (docs/protocol.md "Lifecycle rules" 1, 2, 3, 7), durably and exactly once. The
+ * deadline and the runner-gone grace run in real time (1 s) as the end-to-end proof; waits past
+ * the grace move the runtime's clock instead.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { invoke } from "../local/lambda.js";
 import { eventually, sleep, startTollgate, type Harness, type TestSocket } from "./support/tollgate.js";
 
 let t: Harness;
@@ -124,7 +125,8 @@ describe("resume", () => {
     expect(ok.ref).toBe("h");
     expect(second.frames.indexOf(ok)).toBeLessThan(second.frames.indexOf(verdict));
     expect(verdict).toMatchObject({ elicitation_id: "el_resume", action: "accept", reason: "answered" });
-    await sleep(1_500); // past the reconnect grace: nothing more arrives, nothing resolves again
+    await t.elapse(1_500); // past the reconnect grace: nothing more arrives, nothing resolves again
+    await sleep(200);
     expect(second.count((f) => f.type === "elicitation.verdict")).toBe(1);
     expect(resolvedEvents("el_resume")).toBe(1);
   });
@@ -134,7 +136,8 @@ describe("resume", () => {
     first.close();
     const second = await t.socket(await t.token("runner"));
     await second.request({ action: "hello", sessions: [{ session_id: "conv_rebind" }], resume: ["el_rebind"] });
-    await sleep(1_500);
+    await t.elapse(1_500); // past the reconnect grace
+    await sleep(200);
     expect((await t.http(human, "GET", "/v1/elicitations/el_rebind")).body.status).toBe("pending");
     await t.http(human, "POST", "/v1/sessions/conv_rebind/events", { type: "approval", elicitation_id: "el_rebind", action: "decline" });
     expect(await second.next((f) => f.type === "elicitation.verdict")).toMatchObject({ action: "decline" });
@@ -160,7 +163,7 @@ describe("races", () => {
       await socket.request({ action: "elicit", session_id: "conv_race", elicitation_id: id, params: { message: "race?" } });
       const [answer] = await Promise.all([
         t.http(human, "POST", "/v1/sessions/conv_race/events", { type: "approval", elicitation_id: id, action: "accept" }),
-        invoke("timerDeadline", { tenant: "acme", elicitation_id: id }),
+        t.runtime.invoke("timerDeadline", { tenant: "acme", elicitation_id: id }),
       ]);
       const standing = (await t.http(human, "GET", `/v1/elicitations/${id}`)).body.verdict;
       expect([200, 409]).toContain(answer.status);
@@ -177,7 +180,7 @@ describe("races", () => {
   it("a deadline schedule that fires twice, or late, changes nothing once resolved", async () => {
     const socket = await parkedSocket("conv_twice", ["el_twice"]);
     await t.http(human, "POST", "/v1/sessions/conv_twice/events", { type: "approval", elicitation_id: "el_twice", action: "accept" });
-    for (let i = 0; i < 3; i++) await invoke("timerDeadline", { tenant: "acme", elicitation_id: "el_twice" });
+    for (let i = 0; i < 3; i++) await t.runtime.invoke("timerDeadline", { tenant: "acme", elicitation_id: "el_twice" });
     await expectEnded(socket, "conv_twice", "el_twice", { action: "accept", reason: "answered" });
   });
 });

@@ -5,7 +5,7 @@
 import { DescribeStreamCommand, DynamoDBStreamsClient, GetRecordsCommand, GetShardIteratorCommand, type _Record } from "@aws-sdk/client-dynamodb-streams";
 import { DescribeTableCommand, DynamoDBClient, GetItemCommand, PutItemCommand, QueryCommand } from "@aws-sdk/client-dynamodb";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { invocation, invoke } from "../local/lambda.js";
+import { invocation } from "../local/lambda.js";
 import { observeAwsCalls } from "./support/aws-calls.js";
 import { sleep, startTollgate, type Harness } from "./support/tollgate.js";
 
@@ -16,7 +16,7 @@ let t: Harness;
 let stopObserving = () => {};
 beforeAll(async () => {
   t = await startTollgate();
-  stopObserving = observeAwsCalls(({ command, input }) => {
+  stopObserving = observeAwsCalls(t.runtime.clients, ({ command, input }) => {
     const store = invocation.getStore();
     if (store?.functionName !== "streams") return;
     const calls = streamsCalls.get(store) ?? { subscriberQueries: [], queueQueries: [], pushes: [] };
@@ -64,7 +64,7 @@ it("replays of the same batch change no count and push no second verdict", async
   const batch = { Records: await allRecords() };
   expect(batch.Records.length).toBeGreaterThan(6);
   for (let replay = 0; replay < 2; replay++) {
-    const result = await invoke<{ batchItemFailures: unknown[] }>("streams", batch);
+    const result = await t.runtime.invoke<{ batchItemFailures: unknown[] }>("streams", batch);
     expect(result.batchItemFailures).toEqual([]);
   }
   await sleep(300);
@@ -103,7 +103,7 @@ it("reads each tenant's subscribers once per batch, still reaches every subscrib
   await dynamo.send(new PutItemCommand({ TableName: t.runtime.table, Item: { ...ghost, connection_id: { S: "ghost-connection" }, all_sessions: { BOOL: true } } }));
   const heard = globex.frames.length;
   streamsCalls.clear();
-  const result = await invoke<{ batchItemFailures: unknown[] }>("streams", { Records: await allRecords() });
+  const result = await t.runtime.invoke<{ batchItemFailures: unknown[] }>("streams", { Records: await allRecords() });
   expect(result.batchItemFailures).toEqual([]);
 
   // The replayed batch is the invocation that pushed the most (the poller may run small batches meanwhile).

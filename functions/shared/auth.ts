@@ -37,9 +37,8 @@ const MAX_TOKEN_CHARS = 8_192;
 
 let issuers: { raw: string | undefined; verifier: IssuerVerifier } | undefined;
 
-/** The configured OpenID issuers, parsed once per configuration. */
-function issuerVerifier(): IssuerVerifier {
-  const raw = process.env[env.oidcIssuers];
+/** The configured OpenID issuers (TOLLGATE_OIDC_ISSUERS' JSON), parsed once per configuration. */
+function issuerVerifier(raw: string | undefined): IssuerVerifier {
   if (!issuers || issuers.raw !== raw) issuers = { raw, verifier: createIssuerVerifier(parseIssuers(raw)) };
   return issuers.verifier;
 }
@@ -58,16 +57,15 @@ function issuerOf(token: string): unknown {
  * to no tenant or role). A token whose `iss` is a configured OpenID issuer is verified with that
  * issuer's keys; any other must be Tollgate's own HS256 token. The algorithm is pinned to HS256: `alg: none`,
  * another HMAC, or an asymmetric algorithm (key confusion) never verifies. `exp` is required and
- * checked, `nbf` is checked when present, and `sub`, `tenant` and `role` must be there and valid.
+ * checked (against `now`), `nbf` is checked when present, and `sub`, `tenant` and `role` must be there and valid.
  */
-export async function verifyToken(token: string | undefined): Promise<Claims> {
+export async function verifyToken(token: string | undefined, key: Uint8Array, now: number, oidcIssuers: string | undefined): Promise<Claims> {
   if (!token || token.length > MAX_TOKEN_CHARS) throw unauthorized();
   const iss = issuerOf(token);
-  const oidc = issuerVerifier();
+  const oidc = issuerVerifier(oidcIssuers);
   if (oidc.handles(iss)) return oidc.verify(token, iss as string);
-  const key = await signingKey();
   try {
-    const { payload } = await jwtVerify(token, key, { algorithms: ["HS256"], requiredClaims: ["exp", "sub", "tenant", "role"] });
+    const { payload } = await jwtVerify(token, key, { algorithms: ["HS256"], requiredClaims: ["exp", "sub", "tenant", "role"], currentDate: new Date(now) });
     return Claims.parse(payload);
   } catch {
     throw unauthorized();

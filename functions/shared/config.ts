@@ -14,6 +14,8 @@ export interface Config {
   resolvedRetentionSeconds: number;
   /** Per token (tenant + sub) and minute; 0 means no limit. */
   rateLimits: RateLimits;
+  /** The OpenID issuers whose tokens are accepted, as TOLLGATE_OIDC_ISSUERS' JSON (none when absent). */
+  oidcIssuers?: string;
 }
 
 export interface RateLimits {
@@ -49,6 +51,7 @@ export function readConfig(source: NodeJS.ProcessEnv = process.env): Config {
     escalationGraceSeconds: number(source, env.escalationGraceSeconds, 120),
     noticeRetryDelayMs: number(source, env.noticeRetryDelayMs, 500),
     resolvedRetentionSeconds: number(source, env.resolvedRetentionSeconds, 7 * 86_400),
+    oidcIssuers: source[env.oidcIssuers] || undefined,
     rateLimits: {
       raisesPerMinute: number(source, env.rateLimitRaisesPerMinute, defaultRateLimits.raisesPerMinute),
       verdictsPerMinute: number(source, env.rateLimitVerdictsPerMinute, defaultRateLimits.verdictsPerMinute),

@@ -5,8 +5,8 @@
  */
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { errorReply } from "../../functions/shared/http.js";
-import { errorFrame } from "../../functions/shared/ws.js";
+import { errorReply } from "../../functions/lambda/http.js";
+import { errorFrame } from "../../functions/lambda/ws.js";
 import { observeAwsCalls } from "../support/aws-calls.js";
 import { startTollgate, type Harness } from "../support/tollgate.js";
 import { rawHttp } from "./support.js";
@@ -86,7 +86,7 @@ describe("logs", () => {
     expect((await t.http(runner, "PUT", "/v1/sessions/conv_boom", {})).status).toBe(200);
     expect((await t.http(runner, "POST", "/v1/sessions/conv_boom/events", { type: "response.elicitation_request", elicitation_id: "el_boom", params: { message: "ok?" } })).status).toBe(201);
     // DynamoDB fails with a message that quotes the whole request, token included (the worst case).
-    const stopFailing = observeAwsCalls(({ command, input }) => {
+    const stopFailing = observeAwsCalls(t.runtime.clients, ({ command, input }) => {
       if (command !== "TransactWriteItemsCommand") return;
       const error = new Error(`ValidationException: ${JSON.stringify(input)} for Bearer ${human} with 27182818`);
       error.name = "ValidationException";

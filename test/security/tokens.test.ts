@@ -144,10 +144,10 @@ describe("WebSocket", () => {
       queryStringParameters: {},
     });
     for (const [name, token] of bad) {
-      await expect(authorizer(event(token) as never), name).rejects.toThrow(/^Unauthorized$/);
+      await expect(authorizer(event(token) as never, { services: t.runtime.services }), name).rejects.toThrow(/^Unauthorized$/);
     }
-    const allowed = await authorizer(event(valid) as never);
-    expect(allowed.context).toEqual({ sub: "mallory", tenant: "acme", role: "service" });
+    const allowed = await authorizer(event(valid) as never, { services: t.runtime.services });
+    expect(allowed.context).toEqual({ sub: "mallory", tenant: "acme", role: "service", exp: expect.any(Number) });
     expect(allowed.policyDocument.Statement).toEqual([{ Action: "execute-api:Invoke", Effect: "Allow", Resource: "arn:aws:execute-api:us-east-1:000000000000:api/live/$connect" }]);
   });
 });

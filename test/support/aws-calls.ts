@@ -1,11 +1,11 @@
 /**
  * The AWS calls the functions make, seen through a middleware on the SDK clients they call AWS
- * through (functions/domain/clients.ts): the SDK's own extension point, so no library internals are
+ * through (a runtime's `clients`, built as functions/lambda/services.ts builds them in Lambda): the SDK's own extension point, so no library internals are
  * patched. The hook sees each call before it is sent, with its input as the code wrote it (a document
  * client's before marshalling) and the function that made it; it may throw to fail the call.
  */
 import type { FunctionName } from "../../functions/catalog.js";
-import { awsClients } from "../../functions/domain/clients.js";
+import type { Clients } from "../../functions/lambda/services.js";
 import { invocation } from "../../local/lambda.js";
 
 export interface AwsCall {
@@ -27,9 +27,9 @@ type Stack = { add(middleware: Middleware, options: { step: "initialize"; name: 
 let observers = 0;
 
 /** Observe every call from now on; the returned function stops observing. */
-export function observeAwsCalls(hook: (call: AwsCall) => void | Promise<void>): () => void {
+export function observeAwsCalls(clients: Clients, hook: (call: AwsCall) => void | Promise<void>): () => void {
   const name = `testObserver${++observers}`;
-  const stacks = Object.values(awsClients()).map((client) => client.middlewareStack as unknown as Stack);
+  const stacks = (Object.values(clients) as { middlewareStack: unknown }[]).map((client) => client.middlewareStack as Stack);
   for (const stack of stacks) {
     stack.add(
       (next, context) => async (args) => {

@@ -4,17 +4,12 @@
  * pusher, the timers, the clock. Hooks sit on the seams' typed methods, so a rename fails to compile
  * instead of silently disabling a hook.
  */
-import { ApiGatewayManagementApiClient } from "@aws-sdk/client-apigatewaymanagementapi";
-import { SchedulerClient } from "@aws-sdk/client-scheduler";
-import { documentClient } from "../../functions/domain/clients.js";
 import { connectionsPusher, type Pusher } from "../../functions/domain/push.js";
 import { createStores, type Stores } from "../../functions/domain/stores/index.js";
 import { schedulerTimers, type Timers } from "../../functions/domain/timers.js";
 import { createTollgate } from "../../functions/domain/tollgate.js";
-import { readConfig, type Config } from "../../functions/shared/config.js";
+import type { Config } from "../../functions/shared/config.js";
 import type { Harness } from "./tollgate.js";
-
-const credentials = { accessKeyId: "local", secretAccessKey: "local" };
 
 export interface Decorations {
   db?: (real: Stores) => Stores;
@@ -25,16 +20,17 @@ export interface Decorations {
 }
 
 export function domainOver(t: Harness, decorate: Decorations = {}) {
-  const config = { ...readConfig(process.env), ...decorate.config };
-  const push = connectionsPusher(new ApiGatewayManagementApiClient({ endpoint: t.runtime.httpUrl, region: "us-east-1", credentials }));
-  const timers = schedulerTimers(new SchedulerClient({ endpoint: t.runtime.httpUrl, region: "us-east-1", credentials }), config.scheduler);
-  const db = createStores(documentClient(), config.table);
+  const config = { ...t.runtime.config, ...decorate.config };
+  const { db: client, connections, scheduler } = t.runtime.clients;
+  const push = connectionsPusher(connections);
+  const timers = schedulerTimers(scheduler, config.scheduler);
+  const db = createStores(client, config.table);
   const same = <T>(real: T) => real;
   return createTollgate({
     db: (decorate.db ?? same)(db),
     config,
     push: (decorate.push ?? same)(push),
     timers: (decorate.timers ?? same)(timers),
-    now: decorate.now,
+    now: decorate.now ?? t.runtime.clock.now,
   });
 }

@@ -7,6 +7,7 @@ import { ScanCommand, DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { inject } from "vitest";
 import WebSocket from "ws";
 import type { Role } from "../../functions/shared/schemas.js";
+import { steppedClock, type SteppedClock } from "../../local/clock.js";
 import { startRuntime, type Runtime, type RuntimeOptions } from "../../local/runtime.js";
 import { mintToken } from "../../local/tokens.js";
 import { TollgateRunner, type RunnerOptions } from "../../sdk/runner.js";
@@ -15,6 +16,15 @@ export const SECRET = "test-secret-for-tollgate";
 
 export interface Harness {
   runtime: Runtime;
+  /** The runtime's clock: it runs with real time and jumps when a test moves it. */
+  clock: SteppedClock;
+  /**
+   * Let `ms` pass on the runtime's clock, plus the Scheduler's jitter when one is set, so that
+   * everything due within `ms` fires; resolves once the fired functions have returned.
+   */
+  elapse(ms: number): Promise<void>;
+  /** Wait until a schedule whose name starts with `prefix` is waiting to fire. */
+  scheduled(prefix: string): Promise<void>;
   token(role: Role, sub?: string, tenant?: string): Promise<string>;
   http(token: string | undefined, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
   socket(token: string): Promise<TestSocket>;
@@ -25,16 +35,26 @@ export interface Harness {
   stop(): Promise<void>;
 }
 
+/** Options every harness of this test file starts with (a file that re-runs others with a setting sets them first). */
+const defaults: Partial<RuntimeOptions> = {};
+export function harnessDefaults(options: Partial<RuntimeOptions>): void {
+  Object.assign(defaults, options);
+}
+
 export async function startTollgate(options: Partial<RuntimeOptions> = {}): Promise<Harness> {
+  const clock = steppedClock();
   const runtime = await startRuntime({
+    clock,
     port: 0,
     dynamoEndpoint: inject("dynamoEndpoint"),
     table: `tollgate-${randomUUID().slice(0, 8)}`,
     jwtSecret: SECRET,
     streamPollMs: 20,
     log: process.env.TOLLGATE_TEST_LOG ? (line) => console.error(line) : () => undefined,
+    ...defaults,
     ...options,
   });
+  const jitterMs = ((options.schedulerJitterSeconds ?? defaults.schedulerJitterSeconds) ?? 0) * 1000;
   const runners: TollgateRunner[] = [];
   const sockets: TestSocket[] = [];
   const dynamo = new DynamoDBClient({ endpoint: runtime.dynamoEndpoint, region: "us-east-1", credentials: { accessKeyId: "local", secretAccessKey: "local" } });
@@ -51,6 +71,13 @@ export async function startTollgate(options: Partial<RuntimeOptions> = {}): Prom
   }
   return {
     runtime,
+    clock,
+    elapse: (ms) => clock.advance(ms + jitterMs),
+    async scheduled(prefix) {
+      await eventually(() => {
+        if (!runtime.pendingSchedules().some((name) => name.startsWith(prefix))) throw new Error(`no schedule ${prefix}* yet; have ${runtime.pendingSchedules()}`);
+      });
+    },
     token,
     async http(bearer, method, path, body) {
       const response = await fetch(`${runtime.httpUrl}${path}`, {
@@ -95,7 +122,10 @@ export async function startTollgate(options: Partial<RuntimeOptions> = {}): Prom
 export class TestSocket {
   readonly frames: any[] = [];
   private waiters: { match: (f: any) => boolean; resolve: (f: any) => void }[] = [];
+  /** Resolves with the close code and reason when the connection ends. */
+  readonly closed: Promise<{ code: number; reason: string }>;
   private constructor(readonly ws: WebSocket) {
+    this.closed = new Promise((resolve) => ws.once("close", (code, reason) => resolve({ code, reason: reason.toString() })));
     ws.on("message", (data) => {
       const frame = JSON.parse(data.toString());
       this.frames.push(frame);

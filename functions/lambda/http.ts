@@ -3,12 +3,13 @@
  * shape the reply. Errors become `{"error":{"code","message"}}` (docs/protocol.md "Errors"); nothing internal leaks.
  */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
-import type { Caller } from "./caller.js";
-import { bearerToken, verifyToken } from "./auth.js";
-import { ProtocolError, errorBody, errorStatus, failureSummary } from "./errors.js";
-import { logger } from "./logger.js";
-import { parseJsonObject } from "./parse.js";
-import { LIMITS } from "./schemas.js";
+import type { Caller } from "../shared/caller.js";
+import { bearerToken } from "../shared/auth.js";
+import { servicesOf, type Services } from "./services.js";
+import { ProtocolError, errorBody, errorStatus, failureSummary } from "../shared/errors.js";
+import { logger } from "../shared/logger.js";
+import { parseJsonObject } from "../shared/parse.js";
+import { LIMITS } from "../shared/schemas.js";
 
 export interface HttpRequest {
   caller: Caller;
@@ -45,12 +46,13 @@ export function errorReply(error: unknown): APIGatewayProxyStructuredResultV2 {
   return json(500, { error: { code: "internal_error", message: "internal error" } });
 }
 
-export function httpHandler(handle: (request: HttpRequest) => Promise<HttpReply>) {
-  return async (event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> => {
+export function httpHandler(handle: (request: HttpRequest, services: Services) => Promise<HttpReply>) {
+  return async (event: APIGatewayProxyEventV2, context?: unknown): Promise<APIGatewayProxyStructuredResultV2> => {
     try {
-      const claims = await verifyToken(bearerToken(event.headers));
+      const services = servicesOf(context);
+      const claims = await services.verify(bearerToken(event.headers));
       const caller: Caller = { sub: claims.sub, tenant: claims.tenant, role: claims.role };
-      const reply = await handle({ caller, path: event.pathParameters ?? {}, query: event.queryStringParameters ?? {}, body: readBody(event) });
+      const reply = await handle({ caller, path: event.pathParameters ?? {}, query: event.queryStringParameters ?? {}, body: readBody(event) }, services);
       return json(reply.status ?? 200, reply.body);
     } catch (error) {
       return errorReply(error);

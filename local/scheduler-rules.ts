@@ -1,0 +1,69 @@
+/**
+ * What EventBridge Scheduler's CreateSchedule refuses, refused here the same way: a `ValidationException`
+ * (HTTP 400) in the service's own constraint wording, before anything is stored.
+ */
+export interface ScheduleRequest {
+  at: number;
+  targetArn: string;
+  roleArn: string;
+  input: string;
+}
+
+const NAME = /^[0-9a-zA-Z\-_.]+$/;
+const SQS_ARN = /^arn:aws(-[a-z]+)?:sqs:[a-z0-9-]+:\d{12}:[a-zA-Z0-9\-_]+$/;
+
+/** The wording of AWS's request validation ("1 validation error detected: Value ... at ..."). */
+const violation = (value: unknown, field: string, constraint: string) =>
+  `1 validation error detected: Value '${value}' at '${field}' failed to satisfy constraint: ${constraint}`;
+
+export function parseAt(expression: string): number | undefined {
+  const match = /^at\((\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})\)$/.exec(expression);
+  const at = match ? Date.parse(`${match[1]}Z`) : Number.NaN;
+  return Number.isNaN(at) ? undefined : at;
+}
+
+function nameProblem(name: string, field: string): string | undefined {
+  if (name.length < 1 || name.length > 64) return violation(name, field, "Member must have length less than or equal to 64");
+  if (!NAME.test(name)) return violation(name, field, "Member must satisfy regular expression pattern: [0-9a-zA-Z-_.]+");
+  return undefined;
+}
+
+function rangeProblem(value: unknown, field: string, min: number, max: number): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== "number" || !Number.isInteger(value)) return violation(value, field, "Member must be an integer");
+  if (value < min) return violation(value, field, `Member must have value greater than or equal to ${min}`);
+  if (value > max) return violation(value, field, `Member must have value less than or equal to ${max}`);
+  return undefined;
+}
+
+function targetProblem(target: Record<string, any>): string | undefined {
+  const retry = target.RetryPolicy;
+  const dlq = target.DeadLetterConfig;
+  if (retry !== undefined && (typeof retry !== "object" || retry === null)) return violation(retry, "target.retryPolicy", "Member must be a structure");
+  if (dlq !== undefined && (typeof dlq !== "object" || dlq === null)) return violation(dlq, "target.deadLetterConfig", "Member must be a structure");
+  return (
+    rangeProblem(retry?.MaximumEventAgeInSeconds, "target.retryPolicy.maximumEventAgeInSeconds", 60, 86_400) ??
+    rangeProblem(retry?.MaximumRetryAttempts, "target.retryPolicy.maximumRetryAttempts", 0, 185) ??
+    (dlq !== undefined && (typeof dlq.Arn !== "string" || !SQS_ARN.test(dlq.Arn))
+      ? violation(dlq.Arn, "target.deadLetterConfig.arn", `Member must satisfy regular expression pattern: ${SQS_ARN.source}`)
+      : undefined)
+  );
+}
+
+/** A one-time schedule this stand-in can run, or the refusal's message. */
+export function validate(name: string, body: Record<string, any>, now: number): ScheduleRequest | string {
+  const problem = nameProblem(name, "name") ?? (body.GroupName === undefined ? undefined : nameProblem(String(body.GroupName), "groupName"));
+  if (problem) return problem;
+  const expression = String(body.ScheduleExpression ?? "");
+  const at = parseAt(expression);
+  if (at === undefined) return `Invalid Schedule Expression ${expression}.`;
+  // at() has whole seconds: the current second still counts as now, an earlier one has passed.
+  if (at < Math.floor(now / 1000) * 1000) return `The ScheduleExpression ${expression} is in the past.`;
+  const target = body.Target;
+  if (!target || typeof target !== "object" || typeof target.Arn !== "string" || typeof target.RoleArn !== "string") {
+    return violation(target?.Arn, "target.arn", "Member must not be null");
+  }
+  const targetIssue = targetProblem(target);
+  if (targetIssue) return targetIssue;
+  return { at, targetArn: target.Arn, roleArn: target.RoleArn, input: target.Input ?? "{}" };
+}
