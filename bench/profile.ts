@@ -33,7 +33,9 @@ const top = Number(process.argv[3] ?? 25);
 const profile = JSON.parse(readFileSync(file, "utf8")) as Profile;
 const byId = new Map(profile.nodes.map((n) => [n.id, n]));
 const self = new Map<number, number>();
-profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+profile.samples.forEach((id, i) => {
+  self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
+});
 const total = [...self.values()].reduce((a, b) => a + b, 0);
 const buckets = new Map<string, number>();
 const functions = new Map<string, number>();

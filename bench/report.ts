@@ -48,7 +48,7 @@ interface Output {
 
 export function writeReport(output: Output & Record<string, unknown>, out: string) {
   mkdirSync(dirname(out), { recursive: true });
-  writeFileSync(out, JSON.stringify(output, null, 2) + "\n");
+  writeFileSync(out, `${JSON.stringify(output, null, 2)}\n`);
   drawCdf(output, out);
 }
 

@@ -18,8 +18,8 @@ const fmt = (ms: number) => (ms >= 1 ? `${ms}` : ms.toString());
 
 export function cdfSvg(title: string, subtitle: string, curves: Curve[]): string {
   const all = curves.flatMap((c) => c.points.map(([, ms]) => ms)).filter((ms) => ms > 0);
-  const lo = Math.pow(10, Math.floor(Math.log10(Math.min(...all))));
-  const hi = Math.pow(10, Math.ceil(Math.log10(Math.max(...all))));
+  const lo = 10 ** Math.floor(Math.log10(Math.min(...all)));
+  const hi = 10 ** Math.ceil(Math.log10(Math.max(...all)));
   const plotW = W - M.left - M.right;
   const plotH = H - M.top - M.bottom;
   const x = (ms: number) => M.left + ((Math.log10(Math.max(ms, lo)) - Math.log10(lo)) / (Math.log10(hi) - Math.log10(lo))) * plotW;
@@ -68,5 +68,5 @@ export function cdfSvg(title: string, subtitle: string, curves: Curve[]): string
     out.push(`<text x="${lx + 30}" y="${ly}" fill="#222">${esc(c.label)}</text>`);
   });
   out.push("</svg>");
-  return out.join("\n") + "\n";
+  return `${out.join("\n")}\n`;
 }

@@ -7,7 +7,7 @@
  * (functions/shared/env.ts) in the same breath, so a grant and its variable never drift apart.
  */
 import * as path from "node:path";
-import { Duration, RemovalPolicy, Stack, Validations } from "aws-cdk-lib";
+import { Duration, type RemovalPolicy, Stack, Validations } from "aws-cdk-lib";
 import type { ITable } from "aws-cdk-lib/aws-dynamodb";
 import * as iam from "aws-cdk-lib/aws-iam";
 import * as lambda from "aws-cdk-lib/aws-lambda";

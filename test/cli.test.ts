@@ -72,6 +72,7 @@ describe("pending and answer", () => {
     const text = await cli(["pending"], env);
     expect(text.stdout).toMatch(/cli_p1 ● 2/);
     expect(text.stdout).toMatch(/cli_e1\s+cli_e1\?/);
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the escape character is what it looks for
     expect(text.stdout).not.toMatch(/\x1b\[/); // no colour off a terminal
   });
 
@@ -167,9 +168,11 @@ describe("usage, help and reachability", () => {
       );
     const coloured = await onTerminal(undefined);
     expect(coloured).toContain("cli_tty");
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the escape character is what it looks for
     expect(coloured).toMatch(/\x1b\[\d+m/);
     const plain = await onTerminal("1");
     expect(plain).toContain("cli_tty");
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the escape character is what it looks for
     expect(plain).not.toMatch(/\x1b\[\d+m/);
   });
 

@@ -8,8 +8,8 @@
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { functions, type DynamoAction, type FunctionName } from "../functions/catalog.js";
-import { invocation } from "../local/lambda.js";
 import { mintToken } from "../local/tokens.js";
+import { observeAwsCalls } from "./support/aws-calls.js";
 import { SECRET, sleep, startTollgate, type Harness } from "./support/tollgate.js";
 
 type Call = { fn: FunctionName; client: string; command: string; actions: string[] };
@@ -23,29 +23,16 @@ function actionsOf(command: string, input: any): string[] {
   return input.TransactItems.map((write: object) => item[Object.keys(write)[0]]);
 }
 
-const OBSERVER = "iamObserver";
-type Observer = (next: (args: any) => Promise<any>, context: { clientName?: string; commandName?: string }) => (args: { input: any }) => Promise<any>;
-/** What of a client's middleware stack the test uses (the SDK's own API). */
-type Stack = { add(middleware: Observer, options: { step: "initialize"; name: string }): void; remove(name: string): boolean };
-let stacks: Stack[] = [];
-
 let t: Harness;
+let stopObserving = () => {};
 beforeAll(async () => {
   t = await startTollgate();
-  stacks = (Object.values(t.runtime.clients) as { middlewareStack: unknown }[]).map((client) => client.middlewareStack as Stack);
-  for (const stack of stacks) {
-    stack.add(
-      (next, context) => async (args) => {
-        const fn = invocation.getStore()?.functionName;
-        if (fn) calls.push({ fn, client: context.clientName!, command: context.commandName!, actions: actionsOf(context.commandName!, args.input) });
-        return next(args);
-      },
-      { step: "initialize", name: OBSERVER },
-    );
-  }
+  stopObserving = observeAwsCalls(t.runtime.clients, ({ fn, client, command, input }) => {
+    if (fn) calls.push({ fn, client, command, actions: actionsOf(command, input) });
+  });
 });
 afterAll(async () => {
-  for (const stack of stacks) stack.remove(OBSERVER);
+  stopObserving();
   await t?.stop();
 });
 

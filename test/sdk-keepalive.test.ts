@@ -31,9 +31,11 @@ async function silencingRelay(target: URL) {
   await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
   return {
     url: `ws://127.0.0.1:${(server.address() as AddressInfo).port}${target.pathname}`,
-    silenceAll: () => carried.forEach((pair) => (pair.silent = true)),
+    silenceAll: () => {
+      for (const pair of carried) pair.silent = true;
+    },
     close: () => {
-      for (const pair of carried) pair.sockets.forEach((s) => s.destroy());
+      for (const pair of carried) for (const s of pair.sockets) s.destroy();
       server.close();
     },
   };

@@ -6,30 +6,29 @@ import { DescribeStreamCommand, DynamoDBStreamsClient, GetRecordsCommand, GetSha
 import { DescribeTableCommand, DynamoDBClient, GetItemCommand, PutItemCommand, QueryCommand } from "@aws-sdk/client-dynamodb";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { invocation } from "../local/lambda.js";
+import { observeAwsCalls } from "./support/aws-calls.js";
 import { sleep, startTollgate, type Harness } from "./support/tollgate.js";
 
 /** What each streams invocation asked of the subscriber partitions, of message queues and of `@connections`. */
 const streamsCalls = new Map<object, { subscriberQueries: string[]; queueQueries: string[]; pushes: string[] }>();
-// Observe (not replace) every SDK call: all clients share the base class's send.
-const base = Object.getPrototypeOf(DynamoDBClient.prototype) as { send: (...args: any[]) => Promise<unknown> };
-const send = base.send;
-base.send = function (this: unknown, command: any, ...rest: unknown[]) {
-  const store = invocation.getStore();
-  if (store?.functionName === "streams") {
-    const calls = streamsCalls.get(store) ?? { subscriberQueries: [], queueQueries: [], pushes: [] };
-    streamsCalls.set(store, calls);
-    const pk = command.input?.ExpressionAttributeValues?.[":pk"];
-    if (command.constructor.name === "QueryCommand" && String(pk).endsWith("#SUBSCRIBERS")) calls.subscriberQueries.push(pk);
-    if (command.constructor.name === "QueryCommand" && command.input.ExpressionAttributeValues[":prefix"] === "M#") calls.queueQueries.push(pk);
-    if (command.constructor.name === "PostToConnectionCommand") calls.pushes.push(command.input.ConnectionId);
-  }
-  return send.call(this, command, ...rest);
-};
 
 let t: Harness;
-beforeAll(async () => (t = await startTollgate()));
+let stopObserving = () => {};
+beforeAll(async () => {
+  t = await startTollgate();
+  stopObserving = observeAwsCalls(t.runtime.clients, ({ command, input }) => {
+    const store = invocation.getStore();
+    if (store?.functionName !== "streams") return;
+    const calls = streamsCalls.get(store) ?? { subscriberQueries: [], queueQueries: [], pushes: [] };
+    streamsCalls.set(store, calls);
+    const pk = input.ExpressionAttributeValues?.[":pk"];
+    if (command === "QueryCommand" && String(pk).endsWith("#SUBSCRIBERS")) calls.subscriberQueries.push(pk);
+    if (command === "QueryCommand" && input.ExpressionAttributeValues[":prefix"] === "M#") calls.queueQueries.push(pk);
+    if (command === "PostToConnectionCommand") calls.pushes.push(input.ConnectionId);
+  });
+});
 afterAll(async () => {
-  base.send = send;
+  stopObserving();
   await t?.stop();
 });
 

@@ -13,5 +13,5 @@ try {
   outcome = `threw ${error?.name ?? "error"}`;
 }
 const handled = performance.now();
-process.stdout.write(JSON.stringify({ processStartMs: startedAt, importMs: imported - startedAt, firstEventMs: handled - imported, outcome }) + "\n");
+process.stdout.write(`${JSON.stringify({ processStartMs: startedAt, importMs: imported - startedAt, firstEventMs: handled - imported, outcome })}\n`);
 process.exit(0);

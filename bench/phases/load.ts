@@ -53,7 +53,9 @@ function workQueue() {
     },
     take: () => (queue.length > 0 ? Promise.resolve(queue.shift()) : new Promise<Pending | undefined>((r) => takers.push(r))),
     /** Every human still waiting gets nothing: the work is done. */
-    close: () => takers.splice(0).forEach((t) => t(undefined)),
+    close: () => {
+      for (const t of takers.splice(0)) t(undefined);
+    },
   };
 }
 

@@ -4,10 +4,10 @@
  * with an error whose message quotes the request.
  */
 import { randomUUID } from "node:crypto";
-import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { errorReply } from "../../functions/lambda/http.js";
 import { errorFrame } from "../../functions/lambda/ws.js";
+import { observeAwsCalls } from "../support/aws-calls.js";
 import { startTollgate, type Harness } from "../support/tollgate.js";
 import { rawHttp } from "./support.js";
 
@@ -86,24 +86,18 @@ describe("logs", () => {
     expect((await t.http(runner, "PUT", "/v1/sessions/conv_boom", {})).status).toBe(200);
     expect((await t.http(runner, "POST", "/v1/sessions/conv_boom/events", { type: "response.elicitation_request", elicitation_id: "el_boom", params: { message: "ok?" } })).status).toBe(201);
     // DynamoDB fails with a message that quotes the whole request, token included (the worst case).
-    const proto = DynamoDBDocumentClient.prototype;
-    const own = Object.hasOwn(proto, "send");
-    const send = proto.send;
-    proto.send = async function (this: unknown, command: any) {
-      if (command?.constructor?.name === "TransactWriteCommand") {
-        const error = new Error(`ValidationException: ${JSON.stringify(command.input)} for Bearer ${human} with 27182818`);
-        error.name = "ValidationException";
-        throw error;
-      }
-      return (send as any).apply(this, arguments);
-    } as typeof send;
+    const stopFailing = observeAwsCalls(t.runtime.clients, ({ command, input }) => {
+      if (command !== "TransactWriteItemsCommand") return;
+      const error = new Error(`ValidationException: ${JSON.stringify(input)} for Bearer ${human} with 27182818`);
+      error.name = "ValidationException";
+      throw error;
+    });
     const from = captured.length;
-    let reply;
+    let reply: Awaited<ReturnType<typeof rawHttp>>;
     try {
       reply = await rawHttp(t, human, "POST", "/v1/sessions/conv_boom/events", { json: { type: "approval", elicitation_id: "el_boom", action: "accept", content: { secret, pi: 27_182_818 } } });
     } finally {
-      if (own) proto.send = send;
-      else delete (proto as { send?: unknown }).send;
+      stopFailing();
     }
     expect(reply.status).toBe(500);
     expect(reply.json).toEqual({ error: { code: "internal_error", message: "internal error" } });

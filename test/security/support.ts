@@ -60,7 +60,7 @@ export function notAProtocolError(reply: RawReply, sent?: string): string | unde
 
 /** Why a WebSocket reply is not a protocol error frame, or undefined when it is one. */
 export function notAnErrorFrame(frame: any, sent?: string): string | undefined {
-  if (!frame || frame.type !== "error") return `not an error frame: ${JSON.stringify(frame)?.slice(0, 200)}`;
+  if (frame?.type !== "error") return `not an error frame: ${JSON.stringify(frame)?.slice(0, 200)}`;
   if (PROTOCOL_CODES[frame.code] === undefined) return `code ${JSON.stringify(frame.code)} is not a protocol error code`;
   if (typeof frame.message !== "string") return "error frame has no message";
   const text = JSON.stringify(frame);
