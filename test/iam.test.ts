@@ -10,7 +10,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { functions, type DynamoAction, type FunctionName } from "../functions/catalog.js";
 import { mintToken } from "../local/tokens.js";
 import { observeAwsCalls } from "./support/aws-calls.js";
-import { SECRET, sleep, startTollgate, type Harness } from "./support/tollgate.js";
+import { SECRET, eventually, sleep, startTollgate, type Harness } from "./support/tollgate.js";
 
 type Call = { fn: FunctionName; client: string; command: string; actions: string[] };
 const calls: Call[] = [];
@@ -82,6 +82,8 @@ async function everything() {
   await t.elapse(300_000); // the reconnect grace; the token above expires
   await expiring.request({ action: "ping" });
   await expiring.closed;
+  // The runner-gone timer has resolved what nobody resumed.
+  await eventually(async () => expect((await t.http(human, "GET", "/v1/elicitations/iam_gone_el")).body.verdict?.reason).toBe("runner_gone"));
   await sleep(500); // the stream settles
 }
 

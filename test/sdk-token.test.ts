@@ -1,6 +1,7 @@
 /** The runner's token provider: a fresh token for every connection, and a clear end when tokens are refused. */
 import { ApiGatewayManagementApiClient, DeleteConnectionCommand } from "@aws-sdk/client-apigatewaymanagementapi";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { steppedClock } from "../local/clock.js";
 import { mintToken } from "../local/tokens.js";
 import { TollgateRunner } from "../sdk/runner.js";
 import { SECRET, startTollgate, type Harness } from "./support/tollgate.js";
@@ -74,4 +75,38 @@ it("gives up with token_provider_failed after the provider failed three times in
   });
   await expect(runner.connect()).rejects.toMatchObject({ code: "token_provider_failed", message: expect.stringContaining("issuer unreachable") });
   expect(calls).toBe(3);
+});
+
+it("reconnects with a fresh token whenever Tollgate refuses a frame after the token's exp: the wait goes on, raised once and answered once", async () => {
+  const clock = steppedClock();
+  const stepped = await startTollgate({ clock });
+  try {
+    let calls = 0;
+    // Tokens are minted on the wall clock, and the runtime's clock runs ahead of it: 1 minute, then 7, then 30 days.
+    const token = () => runnerToken([60, 7 * 60][calls++]);
+    const runner = await stepped.runner({ token, sessions: [{ session_id: "tok_exp" }] });
+    const first = runner.connectionId;
+    const steppedHuman = await stepped.token("human");
+    const status = async () => (await stepped.http(steppedHuman, "GET", "/v1/elicitations/tok_exp_el")).body?.status;
+
+    await clock.advance(5 * 60_000); // past the first token's exp, within the gateway's idle and age limits
+    const wait = runner.elicit({ sessionId: "tok_exp", elicitationId: "tok_exp_el", params: { message: "after the token ran out?" } });
+    await expect.poll(status, POLL).toBe("pending");
+    expect(calls).toBe(2);
+    const second = runner.connectionId;
+    expect(second).not.toBe(first);
+
+    await clock.advance(4 * 60_000); // past the second token's exp, 4 minutes after the last frame
+    await runner.addSession({ session_id: "tok_exp_added" }); // refused, then sent again on the next connection
+    expect(calls).toBe(3);
+    expect(runner.connectionId).not.toBe(second);
+    expect((await stepped.http(steppedHuman, "GET", "/v1/sessions/tok_exp_added")).status).toBe(200);
+
+    await stepped.http(steppedHuman, "POST", "/v1/sessions/tok_exp/events", { type: "approval", elicitation_id: "tok_exp_el", action: "accept" });
+    await expect(wait).resolves.toMatchObject({ elicitation_id: "tok_exp_el", action: "accept", reason: "answered" });
+    const elicitations = (await stepped.scan()).filter((item) => (item.sk as { S: string }).S === "ELICITATION");
+    expect(elicitations).toHaveLength(1);
+  } finally {
+    await stepped.stop();
+  }
 });
