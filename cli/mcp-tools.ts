@@ -31,7 +31,7 @@ const VerdictOut = {
 };
 
 /** A verdict as a tool result: only the fields Tollgate gave, nothing made up. */
-function verdictOut(verdict: Verdict & { message?: string; resolved_by?: string }) {
+function verdictOut(verdict: Verdict & { message?: string }) {
   const { elicitation_id, session_id, action, content, reason, message, resolved_by } = verdict;
   return { elicitation_id, session_id, action, reason, ...(content ? { content } : {}), ...(message !== undefined ? { message } : {}), ...(resolved_by !== undefined ? { resolved_by } : {}) };
 }

@@ -48,7 +48,7 @@ it("request_approval: a form answered by a human comes back as structured conten
   expect((await answer(t, human, "mcp_cli_other", id, { action: "accept", content: { env: "prod" } })).status).toBe(200);
   const reply = await called;
   expect(reply.isError).toBeFalsy();
-  expect(reply.structuredContent).toMatchObject({ elicitation_id: id, session_id: "mcp_cli_other", action: "accept", content: { env: "prod" }, reason: "answered" });
+  expect(reply.structuredContent).toMatchObject({ elicitation_id: id, session_id: "mcp_cli_other", action: "accept", content: { env: "prod" }, reason: "answered", resolved_by: "human-1" });
   expect(JSON.parse(text(reply))).toEqual(reply.structuredContent);
 
   const declined = client.callTool({ name: "request_approval", arguments: { message: "Drop the table?" } });
@@ -60,7 +60,7 @@ it("request_approval: a form answered by a human comes back as structured conten
 it("request_approval: a deadline is a timeout, never a human's decline", async () => {
   const client = await agent(["--session", "mcp_cli_late"]);
   const reply = await client.callTool({ name: "request_approval", arguments: { message: "Anyone?", timeout_seconds: 1 } });
-  expect(reply.structuredContent).toMatchObject({ action: "decline", reason: "timeout" });
+  expect(reply.structuredContent).toMatchObject({ action: "decline", reason: "timeout", resolved_by: "tollgate" });
 }, 60_000);
 
 it("permission_prompt: allow with the input as it was, deny with the reason, and a timeout that says so", async () => {
