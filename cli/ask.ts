@@ -5,7 +5,7 @@
 import { randomUUID } from "node:crypto";
 import type { Command } from "commander";
 import { LIMITS } from "../functions/shared/schemas.js";
-import { TollgateError, TollgateRunner, type ElicitParams, type Verdict } from "../sdk/runner.js";
+import { TollgateError, TollgateRunner, type FormParams, type Verdict } from "../sdk/runner.js";
 import { CliError, EXIT } from "./exit.js";
 import { note, paint, print, printJson } from "./output.js";
 import { jsonObject, wholeNumber, settingsOf, tokenOf } from "./settings.js";
@@ -31,7 +31,7 @@ async function ask(message: string, o: AskOptions, command: Command) {
   const settings = settingsOf(command);
   const { min, max } = LIMITS.timeoutSeconds;
   const timeoutSeconds = o.timeout === undefined ? undefined : wholeNumber(o.timeout, "--timeout", min, max);
-  const params: ElicitParams = { message, ...(o.schema ? { requestedSchema: jsonObject(o.schema, "--schema") as ElicitParams["requestedSchema"] } : {}) };
+  const params: FormParams = { message, ...(o.schema ? { requestedSchema: jsonObject(o.schema, "--schema") as FormParams["requestedSchema"] } : {}) };
   (await openSocket(settings)).terminate(); // the runner client retries forever: find out now whether Tollgate is there at all
   const session = { session_id: o.session, ...(o.parent ? { parent_session_id: o.parent } : {}), ...(o.title ? { title: o.title } : {}) };
   const runner = new TollgateRunner({ url: settings.wsUrl, token: tokenOf(settings), sessions: [session] });

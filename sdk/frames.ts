@@ -15,6 +15,8 @@ export const VerdictFrame = z.object({
   action: z.enum(["accept", "decline", "cancel"]),
   content: z.record(z.string(), z.unknown()).optional(),
   reason: z.enum(["answered", "timeout", "cancelled", "runner_gone"]),
+  /** Who gave it (the `sub` of the token), `tollgate` for a deadline; absent from servers before it was sent. */
+  resolved_by: z.string().optional(),
   ref: Ref,
 });
 export type Verdict = z.infer<typeof VerdictFrame>;

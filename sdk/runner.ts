@@ -13,9 +13,19 @@ export { TollgateError } from "./errors.js";
 export type { SessionInfo, SessionMessage, Verdict } from "./frames.js";
 export type { Transport } from "./socket.js";
 
-export interface ElicitParams {
+/** What the human is asked (docs/protocol.md "Elicitation params"): a question with a form or without, or consent to open a page. */
+export type ElicitParams = FormParams | UrlParams;
+export interface FormParams {
+  mode?: "form";
   message: string;
   requestedSchema?: { type: "object"; properties: Record<string, unknown>; required?: string[] };
+}
+export interface UrlParams {
+  mode: "url";
+  message: string;
+  url: string;
+  /** The asking server's own id, kept as it is. */
+  elicitationId: string;
 }
 
 export interface ElicitOptions {

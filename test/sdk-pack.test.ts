@@ -1,7 +1,7 @@
 /**
  * What a user gets from the registry works: `npm pack` of the runner package, installed into a
  * fresh project outside the repository, parks and is answered with plain `node`, over the global
- * WebSocket without `ws` and over `ws` once it is installed.
+ * WebSocket without `ws` and over `ws` once it is installed; its MCP types come from the official SDK it depends on.
  */
 import { execFile } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
@@ -34,12 +34,14 @@ try {
 
 const TYPED = `
 import { TollgateRunner, TollgateError, type Verdict } from "@tollgate/runner";
-import { mcpElicitationHandler } from "@tollgate/runner/mcp";
+import { ELICITATION_CAPABILITY, mcpElicitationHandler } from "@tollgate/runner/mcp";
+import type { ElicitResult } from "@modelcontextprotocol/sdk/types.js";
 const runner = new TollgateRunner({ url: "ws://127.0.0.1:1/ws", token: () => "t" });
-const handler = mcpElicitationHandler(runner, "s");
+const handler: (...args: Parameters<ReturnType<typeof mcpElicitationHandler>>) => Promise<ElicitResult> = mcpElicitationHandler(runner, "s");
+const served: { form: object; url: object } = ELICITATION_CAPABILITY.elicitation;
 const check = async (): Promise<boolean> => {
   const v: Verdict = await runner.elicit({ sessionId: "s", params: { message: "m" } });
-  return v.action === "accept" && !(v instanceof TollgateError) && typeof handler === "function";
+  return v.action === "accept" && !(v instanceof TollgateError) && typeof handler === "function" && "url" in served;
 };
 export { check };
 `;

@@ -1,7 +1,6 @@
-/** The runner client: abort = cancel, hasPending, reconnect with resume, and the MCP adapter. */
+/** The runner client: abort = cancel, hasPending, reconnect with resume. */
 import { ApiGatewayManagementApiClient, DeleteConnectionCommand } from "@aws-sdk/client-apigatewaymanagementapi";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { mcpElicitationHandler } from "../sdk/mcp.js";
 import { TollgateError } from "../sdk/runner.js";
 import { startTollgate, type Harness } from "./support/tollgate.js";
 
@@ -55,21 +54,4 @@ it("refuses what Tollgate refuses, with its code", async () => {
   const refused = runner.elicit({ sessionId: "sdk_unknown_session", params: { message: "where?" } });
   await expect(refused).rejects.toBeInstanceOf(TollgateError);
   await expect(refused).rejects.toMatchObject({ code: "not_found" });
-});
-
-it("serves as an MCP client's elicitation handler", async () => {
-  const runner = await t.runner({ sessions: [{ session_id: "sdk_mcp" }] });
-  const handle = mcpElicitationHandler(runner, "sdk_mcp");
-  const requestedSchema = { type: "object" as const, properties: { branch: { type: "string" } }, required: ["branch"] };
-  const result = handle({ params: { message: "Which branch to push?", requestedSchema } });
-  let id = "";
-  await expect.poll(async () => (id = (await t.http(human, "GET", "/v1/sessions/sdk_mcp")).body.pending_elicitations[0]?.elicitation_id ?? "")).not.toBe("");
-  const answered = await t.http(human, "POST", "/v1/sessions/sdk_mcp/events", { type: "approval", elicitation_id: id, action: "accept", content: { branch: "main" } });
-  expect(answered.status).toBe(200);
-  await expect(result).resolves.toEqual({ action: "accept", content: { branch: "main" } });
-
-  const declined = handle({ params: { message: "Force push?" } });
-  await expect.poll(async () => (id = (await t.http(human, "GET", "/v1/sessions/sdk_mcp")).body.pending_elicitations[0]?.elicitation_id ?? "")).not.toBe("");
-  await t.http(human, "POST", "/v1/sessions/sdk_mcp/events", { type: "approval", elicitation_id: id, action: "decline" });
-  await expect(declined).resolves.toEqual({ action: "decline" });
 });

@@ -143,8 +143,8 @@ export function resolvedEvent(item: Resolved) {
 }
 
 export function verdictFrame(item: Resolved) {
-  const { action, content, reason } = item.verdict;
-  return { type: "elicitation.verdict" as const, elicitation_id: item.elicitation_id, session_id: item.session_id, action, content, reason };
+  const { action, content, reason, resolved_by } = item.verdict;
+  return { type: "elicitation.verdict" as const, elicitation_id: item.elicitation_id, session_id: item.session_id, action, content, reason, resolved_by };
 }
 
 export function badgeEvent(session: Pick<SessionItem, "session_id" | "pending_count">) {

@@ -103,6 +103,8 @@ export const VerdictFrame = z.strictObject({
   action: VerdictAction,
   content: VerdictContent.optional(),
   reason: Reason,
+  /** Who gave it: the `sub` of the token that answered or cancelled, `tollgate` for a deadline or a runner gone. */
+  resolved_by: z.string().optional(),
   ref: Ref,
 });
 export const MessageFrame = z.strictObject({

@@ -1,0 +1,93 @@
+/**
+ * `tollgate mcp` over stdio, driven by the official SDK's Client as an agent drives it:
+ * request_approval and permission_prompt, answered by a human over HTTP, declined, and timed out.
+ */
+import { fileURLToPath } from "node:url";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { answer, pendingIn } from "./support/mcp.js";
+import { startTollgate, type Harness } from "./support/tollgate.js";
+
+const bin = fileURLToPath(new URL("../bin/tollgate.js", import.meta.url));
+let t: Harness;
+let human: string;
+const clients: Client[] = [];
+
+beforeAll(async () => {
+  t = await startTollgate();
+  human = await t.token("human");
+}, 60_000);
+afterAll(async () => {
+  for (const c of clients) await c.close();
+  await t?.stop();
+});
+
+/** An agent's MCP client on `tollgate mcp` as a subprocess. */
+async function agent(args: string[]) {
+  const env = { PATH: process.env.PATH ?? "", NO_COLOR: "1", TOLLGATE_URL: t.runtime.httpUrl, TOLLGATE_TOKEN: await t.token("runner") };
+  const client = new Client({ name: "agent", version: "1.0.0" });
+  await client.connect(new StdioClientTransport({ command: process.execPath, args: [bin, "mcp", ...args], env, stderr: "pipe" }));
+  clients.push(client);
+  return client;
+}
+const text = (reply: unknown) => (reply as { content: { type: string; text: string }[] }).content[0].text;
+
+it("lists both tools, request_approval with its output schema", async () => {
+  const client = await agent(["--session", "mcp_cli_list"]);
+  const { tools } = await client.listTools();
+  expect(tools.map((tool) => tool.name).sort()).toEqual(["permission_prompt", "request_approval"]);
+  expect(tools.find((tool) => tool.name === "request_approval")?.outputSchema?.properties).toHaveProperty("action");
+}, 60_000);
+
+it("request_approval: a form answered by a human comes back as structured content, in the session the caller names", async () => {
+  const client = await agent(["--session", "mcp_cli_default"]);
+  const requestedSchema = { type: "object", properties: { env: { type: "string", enum: ["dev", "prod"] } }, required: ["env"] };
+  const called = client.callTool({ name: "request_approval", arguments: { message: "Where to deploy?", requestedSchema, session_id: "mcp_cli_other" } });
+  const id = await pendingIn(t, human, "mcp_cli_other");
+  expect((await answer(t, human, "mcp_cli_other", id, { action: "accept", content: { env: "prod" } })).status).toBe(200);
+  const reply = await called;
+  expect(reply.isError).toBeFalsy();
+  expect(reply.structuredContent).toMatchObject({ elicitation_id: id, session_id: "mcp_cli_other", action: "accept", content: { env: "prod" }, reason: "answered", resolved_by: "human-1" });
+  expect(JSON.parse(text(reply))).toEqual(reply.structuredContent);
+
+  const declined = client.callTool({ name: "request_approval", arguments: { message: "Drop the table?" } });
+  const second = await pendingIn(t, human, "mcp_cli_default");
+  await answer(t, human, "mcp_cli_default", second, { action: "decline" });
+  expect((await declined).structuredContent).toMatchObject({ action: "decline", reason: "answered", session_id: "mcp_cli_default" });
+}, 60_000);
+
+it("request_approval: a deadline is a timeout, never a human's decline", async () => {
+  const client = await agent(["--session", "mcp_cli_late"]);
+  const reply = await client.callTool({ name: "request_approval", arguments: { message: "Anyone?", timeout_seconds: 1 } });
+  expect(reply.structuredContent).toMatchObject({ action: "decline", reason: "timeout", resolved_by: "tollgate" });
+}, 60_000);
+
+it("permission_prompt: allow with the input as it was, deny with the reason, and a timeout that says so", async () => {
+  const client = await agent(["--session", "mcp_cli_perm", "--timeout", "2"]);
+  const input = { command: "git push --force", description: "push" };
+  const allowed = client.callTool({ name: "permission_prompt", arguments: { tool_name: "Bash", input, tool_use_id: "toolu_1" } });
+  const id = await pendingIn(t, human, "mcp_cli_perm");
+  const card = (await t.http(human, "GET", `/v1/elicitations/${id}`)).body;
+  expect(card.event.params.message).toContain("Allow Bash?");
+  expect(card.event.params.message).toContain("git push --force");
+  await answer(t, human, "mcp_cli_perm", id, { action: "accept" });
+  const allowReply = await allowed;
+  expect(allowReply.content).toHaveLength(1);
+  expect(JSON.parse(text(allowReply))).toEqual({ behavior: "allow", updatedInput: input });
+
+  const denied = client.callTool({ name: "permission_prompt", arguments: { tool_name: "Bash", input } });
+  const second = await pendingIn(t, human, "mcp_cli_perm");
+  await answer(t, human, "mcp_cli_perm", second, { action: "decline" });
+  expect(JSON.parse(text(await denied))).toEqual({ behavior: "deny", message: "A human declined this tool call." });
+
+  const late = await client.callTool({ name: "permission_prompt", arguments: { tool_name: "Write", input: { file_path: "/etc/hosts" } } });
+  expect(JSON.parse(text(late))).toEqual({ behavior: "deny", message: "No one answered the permission request in time (Tollgate timeout)." });
+}, 90_000);
+
+it("a call without any session is a tool error that says what to pass", async () => {
+  const client = await agent([]);
+  const reply = await client.callTool({ name: "request_approval", arguments: { message: "Where am I?" } });
+  expect(reply.isError).toBe(true);
+  expect(text(reply)).toContain("no session");
+}, 60_000);
