@@ -35,7 +35,8 @@ export function answerCommand(program: Command) {
       } catch (error) {
         const standing = error instanceof Refused ? error.refusal.verdict : undefined;
         if (!standing) throw error;
-        throw new CliError(EXIT.refused, `conflict: already resolved ${standing.action} (${standing.reason}) by ${standing.resolved_by} at ${standing.resolved_at}`);
+        const said = standing.message !== undefined ? `: "${standing.message}"` : "";
+        throw new CliError(EXIT.refused, `conflict: already resolved ${standing.action} (${standing.reason}) by ${standing.resolved_by} at ${standing.resolved_at}${said}`);
       }
       if (settings.json) return printJson({ ...answered, session_id: sessionId });
       print(`${(answered.action === "accept" ? paint.green : paint.red)(answered.action)} ${paint.cyan(answered.elicitation_id)} in session ${paint.bold(sessionId)}`);

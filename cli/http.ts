@@ -5,7 +5,7 @@ import { tokenOf, type Settings } from "./settings.js";
 export interface Refusal {
   code: string;
   message: string;
-  verdict?: { action: string; reason: string; resolved_by: string; resolved_at: string };
+  verdict?: { action: string; message?: string; reason: string; resolved_by: string; resolved_at: string };
 }
 
 export class Refused extends CliError {
@@ -23,11 +23,10 @@ const causeOf = (error: unknown) => {
   return cause?.code ?? cause?.message ?? (error as Error).message;
 };
 
-export async function call<T>(settings: Settings, method: string, path: string, body?: unknown): Promise<T> {
+async function send(settings: Settings, method: string, path: string, body?: unknown): Promise<Response> {
   const token = tokenOf(settings);
-  let response: Response;
   try {
-    response = await fetch(`${settings.url}${path}`, {
+    return await fetch(`${settings.url}${path}`, {
       method,
       headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
       body: body === undefined ? undefined : JSON.stringify(body),
@@ -36,16 +35,30 @@ export async function call<T>(settings: Settings, method: string, path: string, 
   } catch (error) {
     throw unreachable(settings.url, causeOf(error));
   }
+}
+
+/** A GET whose success is text (JSON lines), with its headers; a refusal is a `Refused` as with `call`. */
+export async function callText(settings: Settings, path: string): Promise<{ text: string; headers: Headers }> {
+  const response = await send(settings, "GET", path);
+  if (!response.ok) throw refusalOf(response, await parsedBody(response, "GET", path, settings));
+  return { text: await response.text(), headers: response.headers };
+}
+
+async function parsedBody(response: Response, method: string, path: string, settings: Settings): Promise<unknown> {
   const text = await response.text();
-  let parsed: unknown;
   try {
-    parsed = text ? JSON.parse(text) : undefined;
+    return text ? JSON.parse(text) : undefined;
   } catch {
     throw new CliError(EXIT.refused, `${method} ${path} answered ${response.status} with a body that is not JSON: is ${settings.url} Tollgate's HTTP API?`);
   }
-  if (!response.ok) {
-    const refusal = (parsed as { error?: Refusal } | undefined)?.error ?? { code: `http_${response.status}`, message: "no error body" };
-    throw new Refused(response.status, refusal);
-  }
+}
+
+const refusalOf = (response: Response, parsed: unknown) =>
+  new Refused(response.status, (parsed as { error?: Refusal } | undefined)?.error ?? { code: `http_${response.status}`, message: "no error body" });
+
+export async function call<T>(settings: Settings, method: string, path: string, body?: unknown): Promise<T> {
+  const response = await send(settings, method, path, body);
+  const parsed = await parsedBody(response, method, path, settings);
+  if (!response.ok) throw refusalOf(response, parsed);
   return parsed as T;
 }

@@ -3,6 +3,7 @@ import { Command, CommanderError, Option } from "commander";
 import { answerCommand } from "./answer.js";
 import { askCommand } from "./ask.js";
 import { demoCommand } from "./demo.js";
+import { historyCommand } from "./history.js";
 import { mcpCommand } from "./mcp.js";
 import { CliError, EXIT } from "./exit.js";
 import { openApiCommand } from "./openapi.js";
@@ -20,7 +21,7 @@ const program = new Command("tollgate")
   .exitOverride()
   .showSuggestionAfterError();
 
-for (const add of [startCommand, tokenCommand, pendingCommand, answerCommand, askCommand, demoCommand, mcpCommand, openApiCommand]) add(program);
+for (const add of [startCommand, tokenCommand, pendingCommand, answerCommand, historyCommand, askCommand, demoCommand, mcpCommand, openApiCommand]) add(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -66,6 +66,7 @@ export const functions = {
   httpPeekSession: { entry: "functions/http-peek-session.ts", trigger: http("GET", "/v1/sessions/{id}/peek"), table: ["GetItem", "Query"], verifiesTokens: true },
   httpPostEvent: { entry: "functions/http-post-event.ts", trigger: http("POST", "/v1/sessions/{id}/events"), table: ["GetItem", "PutItem", "UpdateItem", "DeleteItem"], connections: true, verifiesTokens: true, rateLimited: true },
   httpGetElicitation: { entry: "functions/http-get-elicitation.ts", trigger: http("GET", "/v1/elicitations/{id}"), table: ["GetItem"], verifiesTokens: true },
+  httpListHistory: { entry: "functions/http-list-history.ts", trigger: http("GET", "/v1/history"), table: ["Query"], verifiesTokens: true },
   httpCancelSession: { entry: "functions/http-cancel-session.ts", trigger: http("POST", "/v1/sessions/{id}/cancel"), table: ["GetItem", "Query", "UpdateItem", "DeleteItem"], connections: true, verifiesTokens: true },
   httpPostMessage: { entry: "functions/http-post-message.ts", trigger: http("POST", "/v1/sessions/{id}/messages"), table: ["GetItem", "Query", "PutItem", "UpdateItem", "DeleteItem"], connections: true, verifiesTokens: true },
 

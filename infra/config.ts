@@ -5,6 +5,7 @@
  */
 import type { Node } from "constructs";
 import { parseIssuers } from "../functions/shared/oidc.js";
+import { DEFAULT_HISTORY_RETENTION_DAYS } from "../functions/shared/config.js";
 
 export interface TollgateConfig {
   /** Table deletion protection and RETAIN removal policies (`tollgate:deletionProtection`). */
@@ -30,6 +31,8 @@ export interface TollgateConfig {
   reconnectGraceSeconds: number;
   /** Seconds a sub-agent's elicitation may stay pending before its parent is told. */
   escalationGraceSeconds: number;
+  /** Days a resolved elicitation stays in the history (and readable) before TTL removes it. */
+  historyRetentionDays: number;
   /** Per token (tenant + sub) and minute, on the functions that raise or answer; 0 turns a limit off. */
   rateLimits: { raisesPerMinute: number; verdictsPerMinute: number };
   httpThrottle: { rateLimit: number; burstLimit: number };
@@ -81,6 +84,7 @@ export const contextKeys = {
   inboxUrls: "tollgate:inboxUrls",
   reconnectGraceSeconds: "tollgate:reconnectGraceSeconds",
   escalationGraceSeconds: "tollgate:escalationGraceSeconds",
+  historyRetentionDays: "tollgate:historyRetentionDays",
   rateLimitRaisesPerMinute: "tollgate:rateLimitRaisesPerMinute",
   rateLimitVerdictsPerMinute: "tollgate:rateLimitVerdictsPerMinute",
   httpThrottleRate: "tollgate:httpThrottleRate",
@@ -99,6 +103,7 @@ export const defaults = {
   deletionProtection: true,
   reconnectGraceSeconds: 300,
   escalationGraceSeconds: 120,
+  historyRetentionDays: DEFAULT_HISTORY_RETENTION_DAYS,
   rateLimitRaisesPerMinute: 600,
   rateLimitVerdictsPerMinute: 600,
   httpThrottleRate: 50,
@@ -214,6 +219,7 @@ export function readConfig(node: Node): TollgateConfig {
     deletionProtection: bool(node, contextKeys.deletionProtection, defaults.deletionProtection),
     reconnectGraceSeconds: int(node, contextKeys.reconnectGraceSeconds, defaults.reconnectGraceSeconds, 1, 86_400),
     escalationGraceSeconds: int(node, contextKeys.escalationGraceSeconds, defaults.escalationGraceSeconds, 1, 86_400),
+    historyRetentionDays: int(node, contextKeys.historyRetentionDays, defaults.historyRetentionDays, 1, 3653),
     rateLimits: {
       raisesPerMinute: int(node, contextKeys.rateLimitRaisesPerMinute, defaults.rateLimitRaisesPerMinute, 0, 1_000_000),
       verdictsPerMinute: int(node, contextKeys.rateLimitVerdictsPerMinute, defaults.rateLimitVerdictsPerMinute, 0, 1_000_000),

@@ -83,6 +83,7 @@ export class TollgateFunctions extends StackPart {
       if (spec.verifiesTokens) f.bindJwtSecret(b.jwtSecret, b.jwtSecretKey);
       if (spec.verifiesTokens && b.oidcIssuers) f.setOidcIssuers(b.oidcIssuers);
       if (spec.rateLimited) f.setRateLimits(b.config.rateLimits);
+      f.setHistoryRetention(b.config.historyRetentionDays);
       if (spec.scheduler || spec.trigger.kind === "timer") {
         f.setGraces({
           reconnectGraceSeconds: b.config.reconnectGraceSeconds,

@@ -282,6 +282,11 @@ export class TollgateFunction extends Construct {
     this.addEnv(env.rateLimitVerdictsPerMinute, String(props.verdictsPerMinute));
   }
 
+  /** How long resolved elicitations are kept: every function that may resolve one sets their TTL from it. */
+  setHistoryRetention(days: number): void {
+    this.addEnv(env.historyRetentionDays, String(days));
+  }
+
   /** Grace periods, on the functions that arm or fire timers. */
   setGraces(props: { reconnectGraceSeconds: number; escalationGraceSeconds: number }): void {
     this.addEnv(env.reconnectGraceSeconds, String(props.reconnectGraceSeconds));

@@ -35,6 +35,8 @@ export interface RuntimeOptions {
   reconnectGraceSeconds?: number;
   escalationGraceSeconds?: number;
   noticeRetryMs?: number;
+  /** How long resolved elicitations are kept (TOLLGATE_RESOLVED_RETENTION_SECONDS). Absent: `settings` or 90 days. */
+  retentionSeconds?: number;
   /** Per-token limits (TOLLGATE_RATE_LIMIT_*_PER_MINUTE; 0 = none). Absent: `settings` or the defaults. */
   rateLimits?: { raisesPerMinute?: number; verdictsPerMinute?: number };
   /** OpenID Connect issuers whose tokens are accepted beside the HS256 ones (TOLLGATE_OIDC_ISSUERS). */
@@ -88,6 +90,7 @@ function functionConfig(o: RuntimeOptions, base: string, table: string) {
     ...(o.reconnectGraceSeconds !== undefined ? { [env.reconnectGraceSeconds]: String(o.reconnectGraceSeconds) } : {}),
     ...(o.escalationGraceSeconds !== undefined ? { [env.escalationGraceSeconds]: String(o.escalationGraceSeconds) } : {}),
     ...(o.noticeRetryMs !== undefined ? { [env.noticeRetryDelayMs]: String(o.noticeRetryMs) } : {}),
+    ...(o.retentionSeconds !== undefined ? { [env.resolvedRetentionSeconds]: String(o.retentionSeconds) } : {}),
     ...(o.rateLimits?.raisesPerMinute !== undefined ? { [env.rateLimitRaisesPerMinute]: String(o.rateLimits.raisesPerMinute) } : {}),
     ...(o.rateLimits?.verdictsPerMinute !== undefined ? { [env.rateLimitVerdictsPerMinute]: String(o.rateLimits.verdictsPerMinute) } : {}),
     ...(o.oidcIssuers ? { [env.oidcIssuers]: JSON.stringify(o.oidcIssuers) } : {}),

@@ -14,6 +14,8 @@ export const VerdictFrame = z.object({
   session_id: z.string(),
   action: z.enum(["accept", "decline", "cancel"]),
   content: z.record(z.string(), z.unknown()).optional(),
+  /** What the human said with the verdict (why a decline, a note with an accept). */
+  message: z.string().optional(),
   reason: z.enum(["answered", "timeout", "cancelled", "runner_gone"]),
   /** Who gave it (the `sub` of the token), `tollgate` for a deadline; absent from servers before it was sent. */
   resolved_by: z.string().optional(),

@@ -6,13 +6,13 @@
  */
 import { randomUUID } from "node:crypto";
 import { ProtocolError, badRequest, notFound } from "../shared/errors.js";
-import { LIMITS, type ElicitationParams, type VerdictAction } from "../shared/schemas.js";
+import { LIMITS, type ElicitationParams, type VerdictAction, type Via } from "../shared/schemas.js";
 import { requireOwner, requireRole } from "./access.js";
 import { canonicalJson, hashOf } from "./canonical.js";
 import { checkContent } from "./content.js";
 import type { Context } from "./context.js";
 import type { Delivery, VerdictFrame } from "./delivery.js";
-import { TOLLGATE, isResolved, paramsOf, requestEvent, verdictFrame, type Caller, type Connection, type ElicitationItem, type Reason, type Resolved, type Verdict } from "./items.js";
+import { TOLLGATE, isResolved, paramsOf, requestEvent, shownVerdict, verdictFrame, viaOf, type Caller, type Connection, type ElicitationItem, type Reason, type Resolved, type Verdict } from "./items.js";
 import type { RateCharge, RateLimiter } from "./rate-limit.js";
 import type { Sessions } from "./sessions.js";
 import type { NewElicitation } from "./stores/elicitations.js";
@@ -29,8 +29,12 @@ export interface Resolution {
   elicitation_id: string;
   action: VerdictAction;
   content?: Record<string, unknown>;
+  /** What the human said with the verdict. */
+  message?: string;
   reason: Reason;
   resolved_by: string;
+  /** How the verdict came, when not what the reason implies (an approval link). */
+  via?: Via;
   /** Only if it belongs to this session (HTTP calls name the session in the path). */
   session_id?: string;
   /** Only if still bound to this connection (runner gone). */
@@ -43,6 +47,19 @@ export interface Resolution {
 
 /** A rebind between our read and our write fails the claim's condition: read again, at most this often, then claim separately. */
 const CLAIM_ATTEMPTS = 2;
+
+/** A verdict as a human (or service) gives it; `via` is `token` unless said otherwise. */
+export interface Answer {
+  elicitation_id: string;
+  action: VerdictAction;
+  content?: Record<string, unknown>;
+  message?: string;
+  via?: Via;
+}
+
+/** The same verdict again: the same action, content and message. */
+const sameVerdict = (standing: Verdict, given: Answer) =>
+  standing.action === given.action && canonicalJson(standing.content ?? null) === canonicalJson(given.content ?? null) && (standing.message ?? null) === (given.message ?? null);
 
 export function createElicitations(ctx: Context, sessions: Sessions, delivery: Delivery, limiter?: RateLimiter) {
   const { elicitations: store, sessions: sessionStore } = ctx.db;
@@ -129,9 +146,11 @@ export function createElicitations(ctx: Context, sessions: Sessions, delivery: D
     const verdict: Verdict = {
       action: r.action,
       ...(r.content !== undefined ? { content: r.content } : {}),
+      ...(r.message !== undefined ? { message: r.message } : {}),
       reason: r.reason,
       resolved_by: r.resolved_by,
       resolved_at: ctx.iso(),
+      via: r.via ?? viaOf({ reason: r.reason }),
     };
     // Runner gone: only while still bound to the gone connection (a resume rebound it otherwise).
     if (r.bound_to !== undefined && item.connection_id !== r.bound_to) return { won: false, item };
@@ -179,7 +198,7 @@ export function createElicitations(ctx: Context, sessions: Sessions, delivery: D
     attach,
 
     /** A human's (or service's) verdict. */
-    async answer(caller: Caller, sessionId: string, input: { elicitation_id: string; action: VerdictAction; content?: Record<string, unknown> }) {
+    async answer(caller: Caller, sessionId: string, input: Answer) {
       requireRole(caller, "answer");
       const item = await find(caller.tenant, input.elicitation_id);
       if (!item || item.session_id !== sessionId) throw notFound("elicitation");
@@ -192,19 +211,17 @@ export function createElicitations(ctx: Context, sessions: Sessions, delivery: D
           session_id: sessionId,
           action: input.action,
           content: input.content,
+          message: input.message,
           reason: "answered",
           resolved_by: caller.sub,
+          via: input.via,
           charge: limiter?.charge(caller, "verdict"),
         },
         item,
       );
       if (!isResolved(standing)) throw new ProtocolError("conflict", "this elicitation changed meanwhile; try again");
-      const same = standing.verdict.action === input.action && canonicalJson(standing.verdict.content ?? null) === canonicalJson(input.content ?? null);
-      if (!same) {
-        const { action, content, reason, resolved_by, resolved_at } = standing.verdict;
-        throw new ProtocolError("conflict", "this elicitation is already resolved with another verdict", {
-          verdict: { action, content, reason, resolved_by, resolved_at },
-        });
+      if (!sameVerdict(standing.verdict, input)) {
+        throw new ProtocolError("conflict", "this elicitation is already resolved with another verdict", { verdict: shownVerdict(standing.verdict) });
       }
       return { elicitation_id: standing.elicitation_id, action: standing.verdict.action, status: "resolved" as const };
     },
@@ -221,7 +238,7 @@ export function createElicitations(ctx: Context, sessions: Sessions, delivery: D
       requireRole(caller, "read");
       const item = await find(caller.tenant, elicitationId);
       if (!item) throw notFound("elicitation");
-      return { session_id: item.session_id, status: item.status, event: requestEvent(item), ...(item.verdict ? { verdict: item.verdict } : {}) };
+      return { session_id: item.session_id, status: item.status, event: requestEvent(item), ...(item.verdict ? { verdict: shownVerdict(item.verdict) } : {}) };
     },
 
     /** Scheduler fired the deadline: silence means decline (docs/protocol.md "Lifecycle rules" 1). */

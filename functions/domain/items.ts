@@ -1,5 +1,5 @@
 /** The shapes of the table's items and of the events built from them (docs/protocol.md "Events (as stored, replayed and pushed)"). */
-import type { ElicitationParams, Role, VerdictAction } from "../shared/schemas.js";
+import type { ElicitationParams, Role, VerdictAction, Via } from "../shared/schemas.js";
 
 export type { Caller, Connection } from "../shared/caller.js";
 
@@ -11,9 +11,13 @@ export const TOLLGATE = "tollgate";
 export interface Verdict {
   action: VerdictAction;
   content?: Record<string, unknown>;
+  /** What the human said with it. */
+  message?: string;
   reason: Reason;
   resolved_by: string;
   resolved_at: string;
+  /** How it came; absent on verdicts stored before it was kept (`viaOf` derives it). */
+  via?: Via;
 }
 
 export interface SessionItem {
@@ -129,13 +133,23 @@ export function requestEvent(item: Pick<ElicitationItem, "elicitation_id" | "ses
 }
 export type RequestEvent = ReturnType<typeof requestEvent>;
 
+/** The verdict as replies show it (`GET /v1/elicitations/{id}`, a conflict's standing verdict). */
+export function shownVerdict(verdict: Verdict) {
+  const { action, content, message, reason, resolved_by, resolved_at } = verdict;
+  return { action, ...(content !== undefined ? { content } : {}), ...(message !== undefined ? { message } : {}), reason, resolved_by, resolved_at };
+}
+
+/** How a verdict came, for one stored before `via` was kept: a human's token, the deadline, or the runner's side. */
+export const viaOf = (verdict: Pick<Verdict, "reason" | "via">): Via => verdict.via ?? (verdict.reason === "answered" ? "token" : verdict.reason === "timeout" ? "deadline" : "runner");
+
 export function resolvedEvent(item: Resolved) {
-  const { action, reason, resolved_by, resolved_at } = item.verdict;
+  const { action, message, reason, resolved_by, resolved_at } = item.verdict;
   return {
     type: "response.elicitation_resolved" as const,
     elicitation_id: item.elicitation_id,
     session_id: item.session_id,
     action,
+    ...(message !== undefined ? { message } : {}),
     reason,
     resolved_by,
     resolved_at,
@@ -143,8 +157,17 @@ export function resolvedEvent(item: Resolved) {
 }
 
 export function verdictFrame(item: Resolved) {
-  const { action, content, reason, resolved_by } = item.verdict;
-  return { type: "elicitation.verdict" as const, elicitation_id: item.elicitation_id, session_id: item.session_id, action, content, reason, resolved_by };
+  const { action, content, message, reason, resolved_by } = item.verdict;
+  return {
+    type: "elicitation.verdict" as const,
+    elicitation_id: item.elicitation_id,
+    session_id: item.session_id,
+    action,
+    content,
+    ...(message !== undefined ? { message } : {}),
+    reason,
+    resolved_by,
+  };
 }
 
 export function badgeEvent(session: Pick<SessionItem, "session_id" | "pending_count">) {

@@ -8,6 +8,7 @@ import { context, type Deps } from "./context.js";
 import { createDelivery } from "./delivery.js";
 import { createElicitations } from "./elicitations.js";
 import { createEscalation } from "./escalation.js";
+import { createHistory } from "./history.js";
 import { createMessages } from "./messages.js";
 import { createRateLimiter } from "./rate-limit.js";
 import { createReactions } from "./reactions.js";
@@ -21,11 +22,12 @@ export function createTollgate(deps: Deps) {
   const connections = createConnections(ctx);
   const delivery = createDelivery(ctx, connections.gone);
   const elicitations = createElicitations(ctx, sessions, delivery, createRateLimiter(ctx));
+  const history = createHistory(ctx);
   const messages = createMessages(ctx, connections.gone);
   const subscriptions = createSubscriptions(ctx, sessions);
   const escalation = createEscalation(ctx, sessions, messages);
   const runners = createRunners(ctx, sessions, connections, elicitations, messages);
   const react = createReactions(ctx, { elicitations, delivery, escalation, messages, connections, runners });
-  return { ctx, sessions, connections, delivery, elicitations, messages, subscriptions, escalation, runners, react };
+  return { ctx, sessions, connections, delivery, elicitations, history, messages, subscriptions, escalation, runners, react };
 }
 export type Tollgate = ReturnType<typeof createTollgate>;

@@ -21,13 +21,22 @@ export interface HttpRequest {
 
 export interface HttpReply {
   status?: number;
+  /** A JSON reply, or `jsonl`: one JSON value per line (`application/x-ndjson`), an export's page. */
   body: unknown;
+  jsonl?: true;
+  headers?: Record<string, string>;
 }
 
 const json = (statusCode: number, body: unknown, headers: Record<string, string> = {}): APIGatewayProxyStructuredResultV2 => ({
   statusCode,
   headers: { "content-type": "application/json", ...headers },
   body: JSON.stringify(body),
+});
+
+const jsonLines = (statusCode: number, lines: unknown[], headers: Record<string, string> = {}): APIGatewayProxyStructuredResultV2 => ({
+  statusCode,
+  headers: { "content-type": "application/x-ndjson", ...headers },
+  body: lines.map((line) => `${JSON.stringify(line)}\n`).join(""),
 });
 
 function readBody(event: APIGatewayProxyEventV2): Record<string, unknown> {
@@ -53,7 +62,8 @@ export function httpHandler(handle: (request: HttpRequest, services: Services) =
       const claims = await services.verify(bearerToken(event.headers));
       const caller: Caller = { sub: claims.sub, tenant: claims.tenant, role: claims.role };
       const reply = await handle({ caller, path: event.pathParameters ?? {}, query: event.queryStringParameters ?? {}, body: readBody(event) }, services);
-      return json(reply.status ?? 200, reply.body);
+      if (reply.jsonl) return jsonLines(reply.status ?? 200, reply.body as unknown[], reply.headers);
+      return json(reply.status ?? 200, reply.body, reply.headers);
     } catch (error) {
       return errorReply(error);
     }

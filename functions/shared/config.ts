@@ -10,7 +10,7 @@ export interface Config {
   escalationGraceSeconds: number;
   /** Pause between notice delivery attempts (docs/protocol.md "Lifecycle rules" 4: about 0.5 s). */
   noticeRetryDelayMs: number;
-  /** How long resolved elicitations stay readable before TTL removes them. */
+  /** How long resolved elicitations stay readable and in the history before TTL removes them. */
   resolvedRetentionSeconds: number;
   /** Per token (tenant + sub) and minute; 0 means no limit. */
   rateLimits: RateLimits;
@@ -25,6 +25,9 @@ export interface RateLimits {
 
 /** Generous: an agent fleet behind one token, or a human clearing a queue, stays well below. */
 export const defaultRateLimits: RateLimits = { raisesPerMinute: 600, verdictsPerMinute: 600 };
+
+/** Long enough to answer "who approved that last quarter?"; longer keeping is an export (docs/deploy.md). */
+export const DEFAULT_HISTORY_RETENTION_DAYS = 90;
 
 const number = (source: NodeJS.ProcessEnv, name: string, fallback: number): number => {
   const raw = source[name];
@@ -50,7 +53,7 @@ export function readConfig(source: NodeJS.ProcessEnv = process.env): Config {
     reconnectGraceSeconds: number(source, env.reconnectGraceSeconds, 300),
     escalationGraceSeconds: number(source, env.escalationGraceSeconds, 120),
     noticeRetryDelayMs: number(source, env.noticeRetryDelayMs, 500),
-    resolvedRetentionSeconds: number(source, env.resolvedRetentionSeconds, 7 * 86_400),
+    resolvedRetentionSeconds: number(source, env.resolvedRetentionSeconds, number(source, env.historyRetentionDays, DEFAULT_HISTORY_RETENTION_DAYS) * 86_400),
     oidcIssuers: source[env.oidcIssuers] || undefined,
     rateLimits: {
       raisesPerMinute: number(source, env.rateLimitRaisesPerMinute, defaultRateLimits.raisesPerMinute),

@@ -26,6 +26,9 @@ export const env = {
   reconnectGraceSeconds: "TOLLGATE_RECONNECT_GRACE_SECONDS",
   escalationGraceSeconds: "TOLLGATE_ESCALATION_GRACE_SECONDS",
   noticeRetryDelayMs: "TOLLGATE_NOTICE_RETRY_MS",
+  /** How long a resolved elicitation stays in the history (and readable), in days; default 90. */
+  historyRetentionDays: "TOLLGATE_HISTORY_RETENTION_DAYS",
+  /** The same retention in seconds, when set (short retentions, as in tests); it wins over the days. */
   resolvedRetentionSeconds: "TOLLGATE_RESOLVED_RETENTION_SECONDS",
   /** Elicitations one token (tenant + sub) may raise per minute; 0 turns the limit off. */
   rateLimitRaisesPerMinute: "TOLLGATE_RATE_LIMIT_RAISES_PER_MINUTE",

@@ -37,6 +37,8 @@ const components = {
   Answered: replies.Answered,
   GaveUp: replies.GaveUp,
   ElicitationRead: replies.ElicitationRead,
+  HistoryEntry: replies.HistoryEntry,
+  HistoryPage: replies.HistoryPage,
   Cancelled: replies.Cancelled,
   MessageStatus: replies.MessageStatus,
   ErrorReply: replies.ErrorReply,
@@ -64,7 +66,7 @@ interface Operation {
   body?: Component;
   query?: z.ZodObject;
   /** Success status -> reply body. */
-  replies: Record<number, { description: string; schema?: Component | Component[] }>;
+  replies: Record<number, { description: string; schema?: Component | Component[]; jsonl?: Component }>;
   errors?: ErrorCode[];
 }
 
@@ -117,6 +119,14 @@ const operations: Partial<Record<FunctionName, Operation>> = {
     needs: ["read"],
     replies: { 200: { description: "The elicitation", schema: "ElicitationRead" } },
     errors: READ,
+  },
+  httpListHistory: {
+    summary:
+      "The tenant's decisions, newest first: each request with its verdict, who gave it, how it came and how long it took. `since` (inclusive) and `until` (exclusive) bound `resolved_at`; a filtered page may hold fewer than `limit` items. `format=jsonl`: the page as JSON lines, its next cursor in the `x-next-cursor` header",
+    needs: ["read"],
+    query: requests.HistoryQuery,
+    replies: { 200: { description: "Decisions, newest first", schema: "HistoryPage", jsonl: "HistoryEntry" } },
+    errors: ["bad_request", "unauthorized", "forbidden"],
   },
   httpCancelSession: {
     summary: "Cancel every pending elicitation of the session, and of its descendants if asked",
@@ -172,8 +182,16 @@ function errorResponses(codes: ErrorCode[]) {
 /** A reply body: one component, one of several (one per kind of request), or any object. */
 const replySchema = (schema?: Component | Component[]) => (Array.isArray(schema) ? { oneOf: schema.map(ref) } : schema ? ref(schema) : { type: "object" });
 
+/** A reply that may also come as JSON lines: each line is one `jsonl` value. */
+const jsonLines = (schema?: Component) => (schema ? { "application/x-ndjson": { itemSchema: ref(schema) } } : {});
+
 const successResponses = (op: Operation) =>
-  Object.fromEntries(Object.entries(op.replies).map(([status, reply]) => [status, { description: reply.description, content: json(replySchema(reply.schema)) }]));
+  Object.fromEntries(
+    Object.entries(op.replies).map(([status, reply]) => [
+      status,
+      { description: reply.description, content: { ...json(replySchema(reply.schema)), ...jsonLines(reply.jsonl) } },
+    ]),
+  );
 
 function operation(name: FunctionName, path: string) {
   const op = operations[name];

@@ -6,7 +6,7 @@
  */
 import * as z from "zod";
 import { errorStatus } from "./errors.js";
-import { ElicitationParams, Id, VerdictAction } from "./schemas.js";
+import { ElicitationParams, Id, VerdictAction, VerdictMessage, Via } from "./schemas.js";
 
 const Timestamp = z.iso.datetime();
 const Ref = z.union([z.string().max(128), z.number()]).optional();
@@ -18,6 +18,8 @@ export const VerdictContent = z.record(z.string(), z.unknown());
 export const Verdict = z.strictObject({
   action: VerdictAction,
   content: VerdictContent.optional(),
+  /** What the human said with it. */
+  message: VerdictMessage.optional(),
   reason: Reason,
   resolved_by: z.string(),
   resolved_at: Timestamp,
@@ -36,6 +38,7 @@ export const ResolvedEventRecord = z.strictObject({
   elicitation_id: Id,
   session_id: Id,
   action: VerdictAction,
+  message: VerdictMessage.optional(),
   reason: Reason,
   resolved_by: z.string(),
   resolved_at: Timestamp,
@@ -79,6 +82,18 @@ export const ElicitationRead = z.strictObject({
   event: RequestEventRecord,
   verdict: Verdict.optional(),
 });
+/** One decision of the history: the request and its verdict, with how the verdict came and how long it took. */
+export const HistoryEntry = z.strictObject({
+  elicitation_id: Id,
+  session_id: Id,
+  params: ElicitationParams,
+  created_at: Timestamp,
+  deadline: Timestamp,
+  verdict: z.strictObject({ ...Verdict.shape, via: Via }),
+  /** From the request to the verdict, in milliseconds. */
+  decision_ms: Count,
+});
+export const HistoryPage = z.strictObject({ items: z.array(HistoryEntry), next_cursor: z.string().nullable() });
 export const Cancelled = z.strictObject({ cancelled: Count });
 export const MessageStatus = z.strictObject({ status: z.enum(["delivered", "queued", "held"]), message_id: z.string() });
 
@@ -102,6 +117,7 @@ export const VerdictFrame = z.strictObject({
   session_id: Id,
   action: VerdictAction,
   content: VerdictContent.optional(),
+  message: VerdictMessage.optional(),
   reason: Reason,
   /** Who gave it: the `sub` of the token that answered or cancelled, `tollgate` for a deadline or a runner gone. */
   resolved_by: z.string().optional(),

@@ -17,6 +17,7 @@ export const LIMITS = {
   ancestorDepth: 16,
   listLimit: { min: 1, max: 200, default: 50 },
   idsPerLookup: 100,
+  verdictMessageLength: 2_000,
 } as const;
 
 /**
@@ -168,11 +169,14 @@ export const RequestEvent = z.strictObject({
   params: ElicitationParams,
   timeout_seconds: TimeoutSeconds.optional(),
 });
+/** What the human said with a verdict (a refusal's reason, a note with an approval). */
+export const VerdictMessage = z.string().min(1).max(LIMITS.verdictMessageLength);
 export const ApprovalEvent = z.strictObject({
   type: z.literal("approval"),
   elicitation_id: Id,
   action: VerdictAction,
   content: Content.optional(),
+  message: VerdictMessage.optional(),
 });
 export const RunnerResolvedEvent = z.strictObject({ type: z.literal("response.elicitation_resolved"), elicitation_id: Id });
 export const PostEventBody = z.discriminatedUnion("type", [RequestEvent, ApprovalEvent, RunnerResolvedEvent]);
@@ -186,6 +190,26 @@ export const ListSessionsQuery = z.strictObject({
   ids: z.string().max(LIMITS.idsPerLookup * 130).optional(),
   pending: z.enum(["true", "false"]).optional(),
 });
+
+/** How a verdict came: a human's token, an approval link, the deadline, or the runner's side (cancel, runner gone). */
+export const Via = z.enum(["token", "link", "deadline", "runner"]);
+export type Via = z.infer<typeof Via>;
+
+const Instant = z.iso.datetime({ offset: true });
+export const HistoryQuery = z.strictObject({
+  since: Instant.optional(),
+  until: Instant.optional(),
+  session_id: Id.optional(),
+  descendants: z.enum(["true", "false"]).optional(),
+  resolved_by: z.string().min(1).max(256).optional(),
+  action: VerdictAction.optional(),
+  limit: z.coerce.number().int().min(LIMITS.listLimit.min).max(LIMITS.listLimit.max).optional(),
+  cursor: z.string().max(2_048).optional(),
+  format: z.enum(["json", "jsonl"]).optional(),
+});
+export type HistoryQuery = z.infer<typeof HistoryQuery>;
+/** Where a history page ends, as its cursor carries it: `resolved_at#elicitation_id`. */
+export const HistoryPosition = z.string().regex(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z#[A-Za-z0-9_.:-]{1,128}$/);
 
 // ---- WebSocket frames ----
 export const HelloFrame = z.strictObject({

@@ -17,8 +17,10 @@ export const mainTable = {
     sessionsByTenant: { name: "sessions-by-tenant", partitionKey: "tenant_pk", sortKey: "session_sk" },
     /** Sparse: only sessions whose pending count is above zero: `GET /v1/sessions?pending=true`. */
     pendingSessions: { name: "pending-sessions", partitionKey: "pending_pk", sortKey: "session_sk" },
+    /** Sparse: resolved elicitations of a tenant, by `resolved_at#elicitation_id`: `GET /v1/history`, newest first. */
+    history: { name: "history-by-tenant", partitionKey: "history_pk", sortKey: "history_sk" },
   },
 } as const;
 
 /** Every attribute used as a key (all strings). */
-export const keyAttributes = ["pk", "sk", "tenant_pk", "session_sk", "pending_pk"] as const;
+export const keyAttributes = ["pk", "sk", "tenant_pk", "session_sk", "pending_pk", "history_pk", "history_sk"] as const;

@@ -18,16 +18,21 @@ export type ResolveClaim = { reply: string } | { bound: string } | undefined;
 
 /** The three forms of the resolving update, one per kind of claim. */
 const RESOLVE = {
-  plain: { set: "SET #s = :resolved, verdict = :verdict, expires_at = :ttl", condition: "#s = :pending" },
+  plain: { set: "SET #s = :resolved, verdict = :verdict, expires_at = :ttl, history_pk = :hpk, history_sk = :hsk", condition: "#s = :pending" },
   reply: {
-    set: "SET #s = :resolved, verdict = :verdict, expires_at = :ttl, connection_id = :c, delivered_to = :c, delivered_at = :now",
+    set: "SET #s = :resolved, verdict = :verdict, expires_at = :ttl, history_pk = :hpk, history_sk = :hsk, connection_id = :c, delivered_to = :c, delivered_at = :now",
     condition: "#s = :pending",
   },
   bound: {
-    set: "SET #s = :resolved, verdict = :verdict, expires_at = :ttl, delivered_to = :c, delivered_at = :now",
+    set: "SET #s = :resolved, verdict = :verdict, expires_at = :ttl, history_pk = :hpk, history_sk = :hsk, delivered_to = :c, delivered_at = :now",
     condition: "#s = :pending AND connection_id = :c",
   },
 } as const;
+
+const historyKeys = (tenant: string, resolvedAt: string, elicitationId: string) => {
+  const { history_pk, history_sk } = keys.history(tenant, resolvedAt, elicitationId);
+  return { ":hpk": history_pk, ":hsk": history_sk };
+};
 
 export function elicitationStore(table: Table) {
   const key = (item: Pick<ElicitationItem, "tenant" | "elicitation_id">) => keys.elicitation(item.tenant, item.elicitation_id);
@@ -61,7 +66,7 @@ export function elicitationStore(table: Table) {
       ];
     },
 
-    /** The writes of a resolution: pending -> resolved with its verdict (and claim), and its pending rows gone. */
+    /** The writes of a resolution: pending -> resolved with its verdict (and claim) and its place in the history, and its pending rows gone. */
     resolve(item: ElicitationItem, verdict: Verdict, claim: ResolveClaim, o: { at: string; expiresAt: number }): Write[] {
       const form = claim === undefined ? RESOLVE.plain : "reply" in claim ? RESOLVE.reply : RESOLVE.bound;
       const connection = claim === undefined ? {} : { ":c": "reply" in claim ? claim.reply : claim.bound, ":now": o.at };
@@ -73,7 +78,14 @@ export function elicitationStore(table: Table) {
             UpdateExpression: form.set,
             ConditionExpression: form.condition,
             ExpressionAttributeNames: { "#s": "status" },
-            ExpressionAttributeValues: { ":resolved": "resolved", ":pending": "pending", ":verdict": verdict, ":ttl": o.expiresAt, ...connection },
+            ExpressionAttributeValues: {
+              ":resolved": "resolved",
+              ":pending": "pending",
+              ":verdict": verdict,
+              ":ttl": o.expiresAt,
+              ...historyKeys(item.tenant, verdict.resolved_at, item.elicitation_id),
+              ...connection,
+            },
           },
         },
         ...rowKeys(item).map(({ pk, sk }) => ({ Delete: { TableName: table.name, Key: { pk, sk } } })),

@@ -5,6 +5,7 @@
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { connectionStore } from "./connections.js";
 import { elicitationStore } from "./elicitations.js";
+import { historyStore } from "./history.js";
 import { messageStore } from "./messages.js";
 import { rateStore } from "./rates.js";
 import { sessionStore } from "./sessions.js";
@@ -15,6 +16,7 @@ export function createStores(client: DynamoDBDocumentClient, tableName: string) 
   const table = createTable(client, tableName);
   return {
     elicitations: elicitationStore(table),
+    history: historyStore(table),
     sessions: sessionStore(table),
     connections: connectionStore(table),
     messages: messageStore(table),

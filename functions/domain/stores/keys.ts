@@ -31,6 +31,8 @@ export const keys = {
     pk: `T#${tenant}#RATE#${operation}#${sub}`,
     sk: new Date(windowStart).toISOString(),
   }),
+  /** A resolved elicitation's place in its tenant's history (a sparse index), in the order of resolution. */
+  history: (tenant: string, resolvedAt: string, elicitationId: string) => ({ history_pk: `T#${tenant}`, history_sk: `${resolvedAt}#${elicitationId}` }),
   sessionPartition: sessionPk,
   tenantIndex: (tenant: string) => `T#${tenant}`,
   prefix: { pending: "P#", descendant: "D#", message: "M#" },

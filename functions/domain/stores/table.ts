@@ -90,9 +90,9 @@ export function createTable(client: DynamoDBDocumentClient, name: string) {
       return items;
     },
     /** One page of a Query, and the key to start the next one at. */
-    async queryPage<T>(input: Omit<QueryCommandInput, "TableName">): Promise<{ items: T[]; more: boolean }> {
+    async queryPage<T>(input: Omit<QueryCommandInput, "TableName">): Promise<{ items: T[]; more: boolean; lastKey?: Record<string, unknown> }> {
       const out = await client.send(new QueryCommand({ ...input, TableName: name }));
-      return { items: (out.Items ?? []) as T[], more: out.LastEvaluatedKey !== undefined };
+      return { items: (out.Items ?? []) as T[], more: out.LastEvaluatedKey !== undefined, lastKey: out.LastEvaluatedKey };
     },
     /** The items of these keys (at most 100), read consistently, asking again for what DynamoDB left unprocessed. */
     async batchGet<T>(keys: Key[]): Promise<T[]> {
