@@ -159,7 +159,8 @@ export function createElicitations(ctx: Context, sessions: Sessions, delivery: D
     const writes = [
       ...store.resolve(item, verdict, r.reply_to ? { reply: r.reply_to } : claim ? { bound: claim } : undefined, {
         at: verdict.resolved_at,
-        expiresAt: Math.floor(ctx.now() / 1000) + ctx.config.resolvedRetentionSeconds,
+        // Counted from the resolution itself, so the history hides it exactly when its retention has passed.
+        expiresAt: Math.floor(Date.parse(verdict.resolved_at) / 1000) + ctx.config.resolvedRetentionSeconds,
       }),
       sessionStore.countDown(r.tenant, item.session_id, verdict.resolved_at),
       ...(r.charge ? [r.charge.write] : []),
