@@ -214,12 +214,12 @@ describe("GET /v1/history", () => {
     const human = await t.token("human", "auditor");
     const lines: any[] = [];
     for (let cursor: string | null = null; ; ) {
-      const response = await fetch(`${t.runtime.httpUrl}/v1/history?format=jsonl&limit=5${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`, { headers: { authorization: `Bearer ${human}` } });
+      const response: Response = await fetch(`${t.runtime.httpUrl}/v1/history?format=jsonl&limit=5${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`, { headers: { authorization: `Bearer ${human}` } });
       expect(response.status).toBe(200);
       expect(response.headers.get("content-type")).toBe("application/x-ndjson");
       const text = await response.text();
       expect(text === "" || text.endsWith("\n")).toBe(true);
-      lines.push(...text.split("\n").filter(Boolean).map((line) => JSON.parse(line)));
+      lines.push(...text.split("\n").filter(Boolean).map((line: string) => JSON.parse(line)));
       cursor = response.headers.get("x-next-cursor");
       if (!cursor) break;
     }

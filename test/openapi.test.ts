@@ -137,6 +137,21 @@ describe("real replies and frames", () => {
     await hit(runner, "POST", E, "/v1/sessions/oa_child/events", { type: "response.elicitation_resolved", elicitation_id: "oa_e2" });
     expect((await hit(human, "GET", "/v1/elicitations/{id}", "/v1/elicitations/oa_e1")).body.verdict.action).toBe("accept");
 
+    // GET /v1/history: the decisions above, a refused query, no token, a runner; each JSON line is one entry
+    const H = "/v1/history";
+    const decided = await hit(human, "GET", H, "/v1/history?limit=1");
+    expect(decided.body.items[0]).toMatchObject({ elicitation_id: "oa_e2", verdict: { via: "runner" } });
+    expect((await hit(human, "GET", H, `/v1/history?session_id=oa_child&cursor=${encodeURIComponent(decided.body.next_cursor)}`)).body.items).toHaveLength(1);
+    await hit(human, "GET", H, "/v1/history?since=yesterday");
+    await hit(undefined, "GET", H, "/v1/history");
+    await hit(runner, "GET", H, "/v1/history");
+    const lines = await fetch(`${t.runtime.httpUrl}/v1/history?format=jsonl`, { headers: { authorization: `Bearer ${human}` } });
+    expect(lines.headers.get("content-type")).toBe("application/x-ndjson");
+    const entry = schemaAt("paths", H, "get", "responses", "200", "content", "application/x-ndjson", "itemSchema");
+    const exported = (await lines.text()).split("\n").filter(Boolean);
+    expect(exported).toHaveLength(2);
+    for (const line of exported) expectValid(entry, JSON.parse(line), "a JSON line of GET /v1/history");
+
     // POST /v1/sessions/{id}/cancel
     const C = "/v1/sessions/{id}/cancel";
     expect((await hit(runner, "POST", C, "/v1/sessions/oa_parent/cancel", { descendants: true })).status).toBe(200);
@@ -167,7 +182,7 @@ describe("real replies and frames", () => {
     await send(runner, { action: "elicit", session_id: "oa_ws", elicitation_id: "oa_ws2", params: { message: "ws two?" } });
     await send(runner, { action: "cancel", elicitation_id: "oa_ws2" });
     await send(runner, { action: "elicit", session_id: "oa_missing_ws", params: { message: "refused" } });
-    await t.http(await t.token("human"), "POST", "/v1/sessions/oa_ws/events", { type: "approval", elicitation_id: "oa_ws1", action: "accept", content: { ok: true } });
+    await t.http(await t.token("human"), "POST", "/v1/sessions/oa_ws/events", { type: "approval", elicitation_id: "oa_ws1", action: "accept", content: { ok: true }, message: "fine by me" });
     await t.http(await t.token("runner", "runner-ws"), "POST", "/v1/sessions/oa_ws/messages", { text: "after the verdict" });
     await runner.next((f) => f.type === "elicitation.verdict" && f.elicitation_id === "oa_ws1");
     await runner.next((f) => f.type === "session.message");
