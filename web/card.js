@@ -8,6 +8,9 @@ import { claims } from "./signin.js";
 import { timeEl } from "./time.js";
 import { verdictWords } from "./verdict.js";
 
+/** The longest reason a verdict may carry (docs/protocol.md). */
+const MESSAGE_LENGTH = 2000;
+
 /** @typedef {import("./types").RequestEvent} RequestEvent */
 /** @typedef {import("./types").RequestedSchema} RequestedSchema */
 /** @typedef {import("./types").Verdict} Verdict */
@@ -27,6 +30,7 @@ function verdictNodes(v, note, schema) {
     ` — ${words.how} `,
     h("span", { class: "by" }, v.resolved_by || "unknown"),
     v.resolved_at ? [", ", timeEl(v.resolved_at)] : null,
+    v.message ? h("q", { class: "said", "data-testid": "said" }, v.message) : null,
   ];
   const content = v.content && typeof v.content === "object" ? Object.entries(v.content) : [];
   if (content.length) {
@@ -93,10 +97,16 @@ export function createCard(event, opts = {}) {
   const verdict = h("div", { class: "verdict", "data-testid": `verdict-${id}`, "aria-live": "polite", hidden: true });
   const accept = h("button", { type: "submit", class: "primary", "data-testid": `accept-${id}` }, link ? "Consent" : schema ? "Accept" : "Approve");
   const decline = h("button", { type: "button", "data-testid": `decline-${id}`, onclick: () => answer("decline") }, "Decline");
+  const reasonId = nextId("reason");
+  const reason = /** @type {HTMLInputElement} */ (h("input", {
+    type: "text", id: reasonId, maxlength: String(MESSAGE_LENGTH), autocomplete: "off", "data-testid": `reason-${id}`,
+    placeholder: "Why? The agent is told (optional)",
+  }));
   const fields = h("fieldset", { class: "fields" },
     h("legend", { class: "visually-hidden" }, "Answer"),
     link?.ask,
     answers?.nodes,
+    h("div", { class: "reason" }, h("label", { for: reasonId }, "Reason (optional)"), reason),
     h("div", { class: "actions" }, accept, decline));
   const form = h("form", { onsubmit: (/** @type {SubmitEvent} */ e) => { e.preventDefault(); answer("accept"); } }, fields);
   if (schema) form.setAttribute("aria-label", "Answer form");
@@ -133,14 +143,15 @@ export function createCard(event, opts = {}) {
   async function answer(action) {
     const content = action === "accept" ? answers?.read() : undefined;
     if (action === "accept" && !form.reportValidity()) return;
-    const body = { type: "approval", elicitation_id: id, action, content };
+    const message = reason.value.trim() || undefined;
+    const body = { type: "approval", elicitation_id: id, action, content, message };
     busy(true);
     error.hidden = true;
     const me = claims().sub || "you";
     answered = { action, content, by: me };
     try {
       const r = await api(`/v1/sessions/${seg(event.session_id)}/events`, { method: "POST", body });
-      resolve({ action: r?.action || action, content, reason: "answered", resolved_by: me, resolved_at: new Date().toISOString() }, { provisional: true });
+      resolve({ action: r?.action || action, content, message, reason: "answered", resolved_by: me, resolved_at: new Date().toISOString() }, { provisional: true });
     } catch (e) {
       if (e instanceof ApiError && e.status === 409 && e.verdict) {
         resolve(e.verdict, { note: `Already answered by ${e.verdict.resolved_by || "someone else"}. ` });

@@ -2,6 +2,7 @@
 // The approval inbox: the session tree (tree.js), and the open approvals of the chosen session.
 import { api, ApiError, seg } from "./api.js";
 import { createCard } from "./card.js";
+import { decisionsList, showDecisions } from "./decisions.js";
 import { byId, h } from "./dom.js";
 import { live } from "./live.js";
 import { store } from "./settings.js";
@@ -97,6 +98,13 @@ async function loadDetail(fresh) {
   }
   if (!cards.size) $("cards").append(h("li", { class: "none muted" }, "Nothing is waiting in this session or its sub-agents."));
   renderTree();
+  refreshDecisions();
+}
+
+/** The chosen session's recent decisions, read again after each one. */
+function refreshDecisions() {
+  const id = view.selected;
+  if (id) showDecisions(id, label, () => view.selected === id).catch(() => {});
 }
 
 /** @param {SessionItem} item */
@@ -110,7 +118,9 @@ function renderPane(item) {
         item.title ? h("code", {}, item.session_id) : null,
         parent ? [item.title ? " · " : "", "sub-agent of ", h("a", { href: `#session=${encodeURIComponent(parent)}` }, label(parent))] : null)),
     h("h2", { class: "visually-hidden" }, "Open approvals"),
-    h("ol", { id: "cards", class: "cards" }));
+    h("ol", { id: "cards", class: "cards" }),
+    h("h2", { class: "decisions-head" }, "Recent decisions"),
+    decisionsList());
 }
 
 // ---------------------------------------------------------------- live events
@@ -128,6 +138,7 @@ async function onEvent(ev) {
     const oldest = resolvedEvents.keys().next().value;
     if (resolvedEvents.size > 500 && oldest !== undefined) resolvedEvents.delete(oldest);
     cards.get(ev.elicitation_id)?.resolve(ev);
+    if (view.selected && within(ev.session_id, view.selected)) refreshDecisions();
   }
 }
 

@@ -10,6 +10,8 @@ export type Child = Node | string | number | boolean | null | undefined | readon
 export interface Verdict {
   action: VerdictAction;
   content?: Record<string, unknown>;
+  /** What the human said with it. */
+  message?: string;
   reason?: string;
   resolved_by?: string;
   resolved_at?: string;
@@ -58,4 +60,19 @@ export interface ElicitationReply {
   status: "pending" | "resolved";
   event: RequestEvent;
   verdict?: Verdict;
+}
+
+export interface HistoryEntry {
+  elicitation_id: string;
+  session_id: string;
+  params: ElicitationParams;
+  created_at: string;
+  deadline: string;
+  verdict: Verdict & { via: "token" | "link" | "deadline" | "runner" };
+  decision_ms: number;
+}
+
+export interface HistoryPage {
+  items: HistoryEntry[];
+  next_cursor: string | null;
 }
