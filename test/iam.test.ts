@@ -72,6 +72,7 @@ async function everything() {
   await t.http(human, "POST", "/v1/sessions/iam_http/events", { type: "approval", elicitation_id: "iam_h1", action: "accept" });
   await t.http(runner, "POST", "/v1/sessions/iam_http/events", { type: "response.elicitation_resolved", elicitation_id: "iam_h2" });
   await t.http(runner, "POST", "/v1/sessions/iam_parent/cancel", { descendants: true });
+  await t.http(human, "GET", "/v1/history?limit=5&action=accept");
   await t.http(undefined, "GET", "/healthz");
   const gone = await t.socket(runner);
   await gone.request({ action: "hello", sessions: [{ session_id: "iam_gone" }] });

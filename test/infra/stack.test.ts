@@ -300,19 +300,24 @@ describe("environment", () => {
     const timed = !!f.scheduler || f.trigger.kind === "timer";
     expect(v[env.reconnectGraceSeconds]).toBe(timed ? "300" : undefined);
     expect(v[env.escalationGraceSeconds]).toBe(timed ? "120" : undefined);
+    // Any function may resolve an elicitation or read the history: each knows the retention, in days.
+    expect(v[env.historyRetentionDays]).toBe("90");
+    expect(v[env.resolvedRetentionSeconds]).toBeUndefined();
   });
 
-  it("grace periods and an existing JWT secret come from context", () => {
+  it("grace periods, the history retention and an existing JWT secret come from context", () => {
     const arn = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:tollgate/jwt-AbCdEf";
     const c = synth({
       "tollgate:reconnectGraceSeconds": 600,
       "tollgate:escalationGraceSeconds": "45",
+      "tollgate:historyRetentionDays": "400",
       "tollgate:jwtSecretArn": arn,
     });
     expect(resourcesOfType(c.json, "AWS::SecretsManager::Secret")).toEqual([]);
     for (const name of functionNames) {
       const v = c.json.Resources[c.fnId(name)].Properties.Environment.Variables;
       const f = spec(name);
+      expect(v[env.historyRetentionDays]).toBe("400");
       if (f.scheduler || f.trigger.kind === "timer") {
         expect(v[env.reconnectGraceSeconds]).toBe("600");
         expect(v[env.escalationGraceSeconds]).toBe("45");
