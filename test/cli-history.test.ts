@@ -1,17 +1,14 @@
 /** `tollgate answer --message` and `tollgate history` as a subprocess against a started local runtime. */
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { EXIT } from "../cli/exit.js";
 import { instant } from "../cli/history.js";
-import { cli } from "./support/cli.js";
-import { SECRET, startTollgate, type Harness } from "./support/tollgate.js";
+import { cli, cliRuntime } from "./support/cli.js";
 
 vi.setConfig({ testTimeout: 60_000 }); // each case starts the CLI as a new process, some several
 
-let t: Harness;
-let env: Record<string, string>;
+const run = cliRuntime();
 beforeAll(async () => {
-  t = await startTollgate();
-  env = { TOLLGATE_URL: t.runtime.httpUrl, TOLLGATE_TOKEN: await t.token("human"), TOLLGATE_JWT_SECRET: SECRET };
+  const { t } = run;
   const runner = await t.token("runner");
   await t.http(runner, "PUT", "/v1/sessions/clh", { title: "codex:clh" });
   for (const id of ["clh_1", "clh_2", "clh_3"]) {
@@ -19,13 +16,12 @@ beforeAll(async () => {
     expect(r.status).toBe(201);
   }
 });
-afterAll(() => t?.stop());
 
 /** Every entry of the server's own listing. */
 async function listed(query = "") {
   const items: any[] = [];
   for (let cursor: string | null = null; ; ) {
-    const page: { items: any[]; next_cursor: string | null } = (await t.http(await t.token("human"), "GET", `/v1/history?limit=1${query}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`)).body;
+    const page: { items: any[]; next_cursor: string | null } = (await run.t.http(await run.t.token("human"), "GET", `/v1/history?limit=1${query}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`)).body;
     items.push(...page.items);
     cursor = page.next_cursor;
     if (!cursor) return items;
@@ -34,24 +30,24 @@ async function listed(query = "") {
 
 describe("answer --message", () => {
   it("sends the reason with the verdict, and a conflict tells the reason that stands", async () => {
-    const out = await cli(["answer", "clh_1", "decline", "--message", "not on Fridays", "--json"], env);
+    const out = await cli(["answer", "clh_1", "decline", "--message", "not on Fridays", "--json"], run.env);
     expect(out.code, out.stderr).toBe(EXIT.ok);
-    expect((await t.http(await t.token("human"), "GET", "/v1/elicitations/clh_1")).body.verdict).toMatchObject({ action: "decline", message: "not on Fridays", resolved_by: "human-1" });
-    const other = await cli(["answer", "clh_1", "decline", "--message", "never"], env);
+    expect((await run.t.http(await run.t.token("human"), "GET", "/v1/elicitations/clh_1")).body.verdict).toMatchObject({ action: "decline", message: "not on Fridays", resolved_by: "human-1" });
+    const other = await cli(["answer", "clh_1", "decline", "--message", "never"], run.env);
     expect(other.code).toBe(EXIT.refused);
     expect(other.stderr).toMatch(/conflict: already resolved decline \(answered\) by human-1 at \S+: "not on Fridays"/);
-    const tooLong = await cli(["answer", "clh_2", "accept", "--message", "x".repeat(2_001)], env);
+    const tooLong = await cli(["answer", "clh_2", "accept", "--message", "x".repeat(2_001)], run.env);
     expect(tooLong.code).toBe(EXIT.refused);
     expect(tooLong.stderr).toMatch(/^tollgate: bad_request: /);
-    expect((await t.http(await t.token("human"), "GET", "/v1/elicitations/clh_2")).body.status).toBe("pending");
-    expect((await cli(["answer", "clh_2", "accept", "--message", "go"], env)).code).toBe(EXIT.ok);
-    expect((await cli(["answer", "clh_3", "accept"], { ...env, TOLLGATE_TOKEN: await t.token("human", "human-2") })).code).toBe(EXIT.ok);
+    expect((await run.t.http(await run.t.token("human"), "GET", "/v1/elicitations/clh_2")).body.status).toBe("pending");
+    expect((await cli(["answer", "clh_2", "accept", "--message", "go"], run.env)).code).toBe(EXIT.ok);
+    expect((await cli(["answer", "clh_3", "accept"], { ...run.env, TOLLGATE_TOKEN: await run.t.token("human", "human-2") })).code).toBe(EXIT.ok);
   });
 });
 
 describe("history", () => {
   it("--since 7d --jsonl writes the server's export, every page, one decision per line", async () => {
-    const out = await cli(["history", "--since", "7d", "--jsonl", "--limit", "1"], env);
+    const out = await cli(["history", "--since", "7d", "--jsonl", "--limit", "1"], run.env);
     expect(out.code, out.stderr).toBe(EXIT.ok);
     const lines = out.stdout.split("\n").filter(Boolean).map((line) => JSON.parse(line));
     expect(lines).toEqual(await listed());
@@ -60,23 +56,23 @@ describe("history", () => {
   });
 
   it("prints one line per decision, filters as the API does, and --json gives the entries", async () => {
-    const text = await cli(["history", "--since", "1h"], env);
+    const text = await cli(["history", "--since", "1h"], run.env);
     expect(text.code, text.stderr).toBe(EXIT.ok);
     const rows = text.stdout.trim().split("\n");
     expect(rows).toHaveLength(3);
     expect(rows[2]).toMatch(/decline clh_1 in clh by human-1 \(answered, token\)\s+clh_1\?\s+"not on Fridays"/);
-    const mine = await cli(["history", "--resolved-by", "human-2", "--json"], env);
+    const mine = await cli(["history", "--resolved-by", "human-2", "--json"], run.env);
     expect(mine.stdout.trim().split("\n").map((l) => JSON.parse(l))).toEqual(await listed("&resolved_by=human-2"));
-    const declined = await cli(["history", "--action", "decline", "--session", "clh", "--json"], env);
+    const declined = await cli(["history", "--action", "decline", "--session", "clh", "--json"], run.env);
     expect(declined.stdout.trim().split("\n").map((l) => JSON.parse(l).elicitation_id)).toEqual(["clh_1"]);
-    expect((await cli(["history", "--until", "7d"], env)).stdout).toBe("");
+    expect((await cli(["history", "--until", "7d"], run.env)).stdout).toBe("");
   });
 
   it("refuses a time it cannot read (exit 2) and a runner token (exit 1)", async () => {
-    const bad = await cli(["history", "--since", "last week"], env);
+    const bad = await cli(["history", "--since", "last week"], run.env);
     expect(bad.code).toBe(EXIT.usage);
     expect(bad.stderr).toMatch(/--since takes a duration/);
-    const runner = await cli(["history"], { ...env, TOLLGATE_TOKEN: await t.token("runner") });
+    const runner = await cli(["history"], { ...run.env, TOLLGATE_TOKEN: await run.t.token("runner") });
     expect(runner.code).toBe(EXIT.refused);
     expect(runner.stderr).toMatch(/forbidden/);
   });

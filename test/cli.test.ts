@@ -8,8 +8,8 @@ import { createServer } from "node:net";
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { EXIT } from "../cli/exit.js";
-import { cli, startCli } from "./support/cli.js";
-import { SECRET, startTollgate, type Harness } from "./support/tollgate.js";
+import { cli, cliEnv, startCli } from "./support/cli.js";
+import { startTollgate, type Harness } from "./support/tollgate.js";
 
 vi.setConfig({ testTimeout: 60_000 }); // each case starts the CLI as a new process, some several
 
@@ -17,7 +17,7 @@ let t: Harness;
 let env: Record<string, string>;
 beforeAll(async () => {
   t = await startTollgate();
-  env = { TOLLGATE_URL: t.runtime.httpUrl, TOLLGATE_TOKEN: await t.token("human"), TOLLGATE_JWT_SECRET: SECRET };
+  env = await cliEnv(t);
 });
 afterAll(() => t?.stop());
 

@@ -3,21 +3,14 @@
  * a decline with a reason reaches the runner, the card and the session's recent decisions; a card
  * answered elsewhere tells the reason given there; the standalone page takes a reason too.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { live, noBrowser, poll, sid, startInbox, text, type Inbox } from "./support/inbox.js";
+import { describe, expect, it } from "vitest";
+import { live, noBrowser, poll, sid, text, useInbox } from "./support/inbox.js";
 
 describe.skipIf(noBrowser)("reasons and decisions in the inbox", () => {
-  let inbox: Inbox;
-
-  beforeAll(async () => {
-    inbox = await startInbox();
-  });
-  afterAll(() => inbox?.stop());
-  afterEach(() => {
-    expect(inbox.pageErrors).toEqual([]);
-  });
+  const started = useInbox();
 
   it("declines with a reason: the runner hears it, the card says it, and it appears in the session's decisions", async () => {
+    const inbox = started();
     const { t } = inbox;
     const root = sid("dec_root");
     const child = sid("dec_child");
@@ -46,6 +39,7 @@ describe.skipIf(noBrowser)("reasons and decisions in the inbox", () => {
   });
 
   it("a card answered elsewhere tells the reason given there, and so does the standalone page", async () => {
+    const inbox = started();
     const { t } = inbox;
     const s = sid("dec_else");
     await inbox.session(s, { title: "Deploy" });

@@ -4,8 +4,8 @@
  * fits is sent as it should be; and a URL-mode request shows its address and asks for consent.
  */
 import type { Locator, Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { live, noBrowser, poll, sid, startInbox, text, type Inbox } from "./support/inbox.js";
+import { describe, expect, it } from "vitest";
+import { live, noBrowser, poll, sid, text, useInbox } from "./support/inbox.js";
 
 const everyKind = {
   type: "object",
@@ -28,29 +28,21 @@ const everyKind = {
 };
 
 describe.skipIf(noBrowser)("the inbox's forms in a browser", () => {
-  let inbox: Inbox;
-
-  beforeAll(async () => {
-    inbox = await startInbox();
-  });
-  afterAll(() => inbox?.stop());
-  afterEach(() => {
-    expect(inbox.pageErrors).toEqual([]);
-  });
+  const inbox = useInbox();
 
   /** A session open in the inbox, live, and an elicitation raised in it: the page and its card. */
   async function cardFor(params: Record<string, unknown>, path = "/") {
     const s = sid("conv_forms");
-    await inbox.session(s, { title: "Forms" });
-    const page = await inbox.open(`${path}#session=${s}`);
+    await inbox().session(s, { title: "Forms" });
+    const page = await inbox().open(`${path}#session=${s}`);
     await page.getByTestId(`session-${s}`).waitFor();
     await live(page);
-    const id = await inbox.raise(s, params);
+    const id = await inbox().raise(s, params);
     const card = page.getByTestId(`card-${id}`);
     await card.waitFor();
     return { page, card, id };
   }
-  const status = async (id: string) => (await inbox.t.http(inbox.human, "GET", `/v1/elicitations/${id}`)).body;
+  const status = async (id: string) => (await inbox().t.http(inbox().human, "GET", `/v1/elicitations/${id}`)).body;
   const attr = (l: Locator, name: string) => l.getAttribute(name);
   const valid = (l: Locator) => l.evaluate((el: HTMLInputElement) => el.validity.valid);
   const message = (l: Locator) => l.evaluate((el: HTMLInputElement) => el.validationMessage);
@@ -191,10 +183,10 @@ describe.skipIf(noBrowser)("the inbox's forms in a browser", () => {
 
     it("asks for consent on the standalone page too, warns of a plain-http address, and takes a decline", async () => {
       const s = sid("conv_url");
-      await inbox.session(s, { title: "Payments" });
+      await inbox().session(s, { title: "Payments" });
       const plain = "http://pay.example.com:8080/invoice/42";
-      const id = await inbox.raise(s, { mode: "url", message: "Pay invoice 42", url: plain, elicitationId: "pay-42" });
-      const page = await inbox.open(`/approval.html?elicitation=${id}`);
+      const id = await inbox().raise(s, { mode: "url", message: "Pay invoice 42", url: plain, elicitationId: "pay-42" });
+      const page = await inbox().open(`/approval.html?elicitation=${id}`);
       const seen = watch(page);
       const card = page.getByTestId(`card-${id}`);
       await card.waitFor();

@@ -1,6 +1,8 @@
 /** The `tollgate` CLI as a subprocess, exactly as a shell runs it (`bin/tollgate.js` with plain node). */
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll } from "vitest";
+import { SECRET, startTollgate, type Harness } from "./tollgate.js";
 
 const bin = fileURLToPath(new URL("../../bin/tollgate.js", import.meta.url));
 
@@ -41,4 +43,22 @@ export async function cli(args: string[], env: Record<string, string | undefined
   const run = startCli(args, env);
   const code = await run.exited;
   return { code, stdout: run.stdout, stderr: run.stderr };
+}
+
+/** The environment a shell would give the CLI to reach this runtime as a human, minting with its secret. */
+export const cliEnv = async (t: Harness): Promise<Record<string, string>> => ({
+  TOLLGATE_URL: t.runtime.httpUrl,
+  TOLLGATE_TOKEN: await t.token("human"),
+  TOLLGATE_JWT_SECRET: SECRET,
+});
+
+/** A local runtime for a file's CLI tests and the environment that reaches it, both ready before the tests run. */
+export function cliRuntime(): { t: Harness; env: Record<string, string> } {
+  const run = {} as { t: Harness; env: Record<string, string> };
+  beforeAll(async () => {
+    run.t = await startTollgate();
+    run.env = await cliEnv(run.t);
+  });
+  afterAll(() => run.t?.stop());
+  return run;
 }

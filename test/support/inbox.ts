@@ -2,7 +2,7 @@
 import { existsSync } from "node:fs";
 import { randomUUID } from "node:crypto";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
-import { expect } from "vitest";
+import { afterAll, afterEach, beforeAll, expect } from "vitest";
 import { startTollgate, type Harness } from "./tollgate.js";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -76,6 +76,22 @@ export async function startInbox(): Promise<Inbox> {
       await t.stop();
     },
   };
+}
+
+/**
+ * One inbox for the tests of a `describe`: started before them, stopped after them, and no uncaught
+ * page error after any of them. Call inside the `describe`; the getter answers once it started.
+ */
+export function useInbox(): () => Inbox {
+  let inbox: Inbox | undefined;
+  beforeAll(async () => {
+    inbox = await startInbox();
+  });
+  afterAll(() => inbox?.stop());
+  afterEach(() => {
+    expect(inbox?.pageErrors).toEqual([]);
+  });
+  return () => inbox!;
 }
 
 /** The page is subscribed: what happens from now on reaches it by push. */
