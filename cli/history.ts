@@ -2,7 +2,7 @@
 import { Option, type Command } from "commander";
 import type * as z from "zod";
 import type { HistoryEntry, HistoryPage } from "../functions/shared/replies.js";
-import { VerdictAction } from "../functions/shared/schemas.js";
+import { NEXT_CURSOR_HEADER, VerdictAction } from "../functions/shared/schemas.js";
 import { usageError } from "./exit.js";
 import { call, callText } from "./http.js";
 import { paint, print, printJson } from "./output.js";
@@ -49,7 +49,7 @@ async function exportLines(settings: Settings, query: URLSearchParams) {
     if (cursor) query.set("cursor", cursor);
     const { text, headers } = await callText(settings, `/v1/history?${query}`);
     if (text) process.stdout.write(text);
-    cursor = headers.get("x-next-cursor");
+    cursor = headers.get(NEXT_CURSOR_HEADER);
     if (!cursor) return;
   }
 }

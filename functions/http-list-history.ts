@@ -2,7 +2,7 @@
 import { httpHandler } from "./lambda/http.js";
 import { decodeCursor, encodeCursor } from "./shared/cursor.js";
 import { parse } from "./shared/parse.js";
-import { HistoryPosition, HistoryQuery, LIMITS } from "./shared/schemas.js";
+import { HistoryPosition, HistoryQuery, LIMITS, NEXT_CURSOR_HEADER } from "./shared/schemas.js";
 
 const utc = (instant: string | undefined) => (instant === undefined ? undefined : new Date(instant).toISOString());
 
@@ -14,7 +14,7 @@ export const handler = httpHandler(async ({ caller, query }, { tollgate, signing
   const page = await tollgate.history.page(caller, filter, { limit: q.limit ?? LIMITS.listLimit.default, after });
   const next = page.last ? encodeCursor(key, caller.tenant, page.last) : null;
   if (q.format === "jsonl") {
-    const headers: Record<string, string> = next ? { "x-next-cursor": next } : {};
+    const headers: Record<string, string> = next ? { [NEXT_CURSOR_HEADER]: next } : {};
     return { body: page.entries, jsonl: true, headers };
   }
   return { body: { items: page.entries, next_cursor: next } };

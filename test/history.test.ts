@@ -203,7 +203,7 @@ describe("GET /v1/history", () => {
 
   it("refuses a bad query with bad_request", async () => {
     const human = await t.token("human");
-    for (const query of ["limit=0", "limit=201", "since=yesterday", "until=2026-13-01T00:00:00Z", "action=maybe", "session_id=bad%20id", "descendants=yes", "format=csv", "cursor=abc.def", "colour=red"]) {
+    for (const query of ["limit=0", "limit=201", "since=yesterday", "until=2026-13-01T00:00:00Z", "action=maybe", "session_id=bad%20id", "descendants=yes", "format=csv", "cursor=abc.def", "colour=red", "since=2026-12-02T00:00:00Z&until=2026-12-01T00:00:00Z"]) {
       const reply = await t.http(human, "GET", `/v1/history?${query}`);
       expect(reply.status, query).toBe(400);
       expect(reply.body.error.code).toBe("bad_request");

@@ -208,6 +208,8 @@ export const HistoryQuery = z.strictObject({
   format: z.enum(["json", "jsonl"]).optional(),
 });
 export type HistoryQuery = z.infer<typeof HistoryQuery>;
+/** The response header that carries a JSON-lines history page's next cursor (absent on the last page). */
+export const NEXT_CURSOR_HEADER = "x-next-cursor";
 /** Where a history page ends, as its cursor carries it: `resolved_at#elicitation_id`. */
 export const HistoryPosition = z.string().regex(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z#[A-Za-z0-9_.:-]{1,128}$/);
 
