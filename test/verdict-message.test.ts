@@ -25,7 +25,7 @@ describe("a message with the verdict", () => {
     const answer = await t.http(human, "POST", "/v1/sessions/vm_raw/events", approval("vm_e1", "decline", { message: "not on Fridays" }));
     expect(answer).toEqual({ status: 200, body: { elicitation_id: "vm_e1", action: "decline", status: "resolved" } });
     const frame = await socket.next((f) => f.type === "elicitation.verdict" && f.elicitation_id === "vm_e1");
-    expect(frame).toEqual({ type: "elicitation.verdict", elicitation_id: "vm_e1", session_id: "vm_raw", action: "decline", reason: "answered", message: "not on Fridays" });
+    expect(frame).toEqual({ type: "elicitation.verdict", elicitation_id: "vm_e1", session_id: "vm_raw", action: "decline", reason: "answered", message: "not on Fridays", resolved_by: "user_42" });
 
     const read = await t.http(human, "GET", "/v1/elicitations/vm_e1");
     expect(read.body.verdict).toEqual({ action: "decline", message: "not on Fridays", reason: "answered", resolved_by: "user_42", resolved_at: expect.any(String) });
