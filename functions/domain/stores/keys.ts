@@ -31,6 +31,11 @@ export const keys = {
     pk: `T#${tenant}#RATE#${operation}#${sub}`,
     sk: new Date(windowStart).toISOString(),
   }),
+  /** A tenant's notification targets share one partition: every event reads them all. */
+  target: (tenant: string, targetId: string) => ({ pk: `T#${tenant}#TARGETS`, sk: `NT#${targetId}` }),
+  targets: (tenant: string) => `T#${tenant}#TARGETS`,
+  /** The delivery of one event to one target. */
+  delivery: (tenant: string, targetId: string, eventId: string) => ({ pk: `T#${tenant}#NT#${targetId}`, sk: `D#${eventId}` }),
   sessionPartition: sessionPk,
   tenantIndex: (tenant: string) => `T#${tenant}`,
   prefix: { pending: "P#", descendant: "D#", message: "M#" },
