@@ -73,7 +73,7 @@ export const functions = {
   httpListTargets: { entry: "functions/http-list-targets.ts", trigger: http("GET", "/v1/notification-targets"), table: ["Query"], verifiesTokens: true },
   httpGetTarget: { entry: "functions/http-get-target.ts", trigger: http("GET", "/v1/notification-targets/{id}"), table: ["GetItem"], verifiesTokens: true },
   httpDeleteTarget: { entry: "functions/http-delete-target.ts", trigger: http("DELETE", "/v1/notification-targets/{id}"), table: ["DeleteItem"], verifiesTokens: true },
-  httpRotateTarget: { entry: "functions/http-rotate-target.ts", trigger: http("POST", "/v1/notification-targets/{id}/rotate"), table: ["UpdateItem"], verifiesTokens: true },
+  httpRotateTarget: { entry: "functions/http-rotate-target.ts", trigger: http("POST", "/v1/notification-targets/{id}/rotate"), table: ["GetItem", "UpdateItem"], verifiesTokens: true },
   httpPostMessage: { entry: "functions/http-post-message.ts", trigger: http("POST", "/v1/sessions/{id}/messages"), table: ["GetItem", "Query", "PutItem", "UpdateItem", "DeleteItem"], connections: true, verifiesTokens: true },
 
   streams: { entry: "functions/streams.ts", trigger: { kind: "stream" }, table: ["GetItem", "Query", "PutItem", "UpdateItem", "DeleteItem"], connections: true, scheduler: true },

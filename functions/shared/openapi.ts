@@ -135,7 +135,7 @@ const operations: Partial<Record<FunctionName, Operation>> = {
     needs: ["manageTargets"],
     body: "PutTargetBody",
     replies: { 200: { description: "Changed", schema: "NotificationTarget" }, 201: { description: "Created, with `secret` for a webhook", schema: "NotificationTarget" } },
-    errors: [...WRITE, "conflict"],
+    errors: ["bad_request", "unauthorized", "forbidden", "payload_too_large", "conflict"],
   },
   httpListTargets: {
     summary: "The tenant's notification targets",

@@ -8,7 +8,7 @@
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { eventually, startTollgate, type Harness } from "../support/tollgate.js";
-import { startReceiver, type Receiver } from "./receiver.js";
+import { startReceiver, type Receiver } from "../support/receiver.js";
 
 let t: Harness;
 let receiver: Receiver;
