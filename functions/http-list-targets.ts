@@ -1,5 +1,4 @@
 /** `GET /v1/notification-targets`: the tenant's notification targets. */
-import { domain } from "./domain/clients.js";
-import { httpHandler } from "./shared/http.js";
+import { httpHandler } from "./lambda/http.js";
 
-export const handler = httpHandler(async ({ caller }) => ({ body: await domain().targets.list(caller) }));
+export const handler = httpHandler(async ({ caller }, { tollgate }) => ({ body: await tollgate.targets.list(caller) }));
