@@ -14,13 +14,15 @@ export type DynamoAction =
   | "DeleteItem";
 
 export type Trigger =
-  | { kind: "http"; method: "GET" | "PUT" | "POST"; path: string; public?: true }
+  | { kind: "http"; method: HttpMethod; path: string; public?: true }
   | { kind: "ws"; route: string }
   | { kind: "ws-authorizer" }
   | { kind: "stream" }
   | { kind: "timer"; timer: TimerName };
 
-export type TimerName = "deadline" | "escalation" | "runnerGone";
+export type HttpMethod = "GET" | "PUT" | "POST" | "DELETE";
+
+export type TimerName = "deadline" | "escalation" | "runnerGone" | "notify";
 
 export interface FunctionSpec {
   /** Entry file, relative to the repository root. */
@@ -43,7 +45,7 @@ export interface FunctionSpec {
   rateLimited?: true;
 }
 
-const http = (method: "GET" | "PUT" | "POST", path: string): Trigger => ({ kind: "http", method, path });
+const http = (method: HttpMethod, path: string): Trigger => ({ kind: "http", method, path });
 const ws = (route: string): Trigger => ({ kind: "ws", route });
 
 // Each list is what the function's code paths call (test/iam.test.ts watches them run); nothing more.
@@ -68,12 +70,19 @@ export const functions = {
   httpGetElicitation: { entry: "functions/http-get-elicitation.ts", trigger: http("GET", "/v1/elicitations/{id}"), table: ["GetItem"], verifiesTokens: true },
   httpListHistory: { entry: "functions/http-list-history.ts", trigger: http("GET", "/v1/history"), table: ["Query"], verifiesTokens: true },
   httpCancelSession: { entry: "functions/http-cancel-session.ts", trigger: http("POST", "/v1/sessions/{id}/cancel"), table: ["GetItem", "Query", "UpdateItem", "DeleteItem"], connections: true, verifiesTokens: true },
+  httpPutTarget: { entry: "functions/http-put-target.ts", trigger: http("PUT", "/v1/notification-targets/{id}"), table: ["UpdateItem"], verifiesTokens: true },
+  httpListTargets: { entry: "functions/http-list-targets.ts", trigger: http("GET", "/v1/notification-targets"), table: ["Query"], verifiesTokens: true },
+  httpGetTarget: { entry: "functions/http-get-target.ts", trigger: http("GET", "/v1/notification-targets/{id}"), table: ["GetItem"], verifiesTokens: true },
+  httpDeleteTarget: { entry: "functions/http-delete-target.ts", trigger: http("DELETE", "/v1/notification-targets/{id}"), table: ["DeleteItem"], verifiesTokens: true },
+  httpRotateTarget: { entry: "functions/http-rotate-target.ts", trigger: http("POST", "/v1/notification-targets/{id}/rotate"), table: ["GetItem", "UpdateItem"], verifiesTokens: true },
   httpPostMessage: { entry: "functions/http-post-message.ts", trigger: http("POST", "/v1/sessions/{id}/messages"), table: ["GetItem", "Query", "PutItem", "UpdateItem", "DeleteItem"], connections: true, verifiesTokens: true },
 
   streams: { entry: "functions/streams.ts", trigger: { kind: "stream" }, table: ["GetItem", "Query", "PutItem", "UpdateItem", "DeleteItem"], connections: true, scheduler: true },
   timerDeadline: { entry: "functions/timer-deadline.ts", trigger: { kind: "timer", timer: "deadline" }, table: ["GetItem", "UpdateItem", "DeleteItem"], connections: true },
   timerEscalation: { entry: "functions/timer-escalation.ts", trigger: { kind: "timer", timer: "escalation" }, table: ["GetItem", "PutItem", "UpdateItem", "DeleteItem"], connections: true },
   timerRunnerGone: { entry: "functions/timer-runner-gone.ts", trigger: { kind: "timer", timer: "runnerGone" }, table: ["GetItem", "Query", "UpdateItem", "DeleteItem"], connections: true },
+  /** One attempt of a notification delivery; it schedules the next one itself. */
+  timerNotify: { entry: "functions/timer-notify.ts", trigger: { kind: "timer", timer: "notify" }, table: ["GetItem", "UpdateItem"], scheduler: true },
 } as const satisfies Record<string, FunctionSpec>;
 
 export type FunctionName = keyof typeof functions;
@@ -83,4 +92,5 @@ export const timerFunctions: Record<TimerName, FunctionName> = {
   deadline: "timerDeadline",
   escalation: "timerEscalation",
   runnerGone: "timerRunnerGone",
+  notify: "timerNotify",
 };

@@ -30,6 +30,7 @@ export class TollgateHttpApi extends StackPart {
           apigwv2.CorsHttpMethod.GET,
           apigwv2.CorsHttpMethod.PUT,
           apigwv2.CorsHttpMethod.POST,
+          apigwv2.CorsHttpMethod.DELETE,
           apigwv2.CorsHttpMethod.OPTIONS,
         ],
         allowHeaders: ["authorization", "content-type"],

@@ -216,7 +216,8 @@ export class TollgateFunction extends Construct {
     this.addEnv(env.schedulerRoleArn, props.role.roleArn);
     this.addEnv(env.schedulerDeadLetterArn, props.deadLetterArn);
     for (const [timer, fn] of Object.entries(props.timerFunctions) as [TimerName, lambda.IFunction][]) {
-      this.addEnv(env.timerArn[timer], fn.functionArn);
+      // A function's own ARN in its environment would be a cycle: it reads it from its invocation.
+      if (fn !== this.fn) this.addEnv(env.timerArn[timer], fn.functionArn);
     }
     const schedules = stack.formatArn({
       service: "scheduler",

@@ -41,6 +41,9 @@ export interface RuntimeOptions {
   rateLimits?: { raisesPerMinute?: number; verdictsPerMinute?: number };
   /** OpenID Connect issuers whose tokens are accepted beside the HS256 ones (TOLLGATE_OIDC_ISSUERS). */
   oidcIssuers?: unknown[];
+  /** Pauses before each retry of a notification delivery (TOLLGATE_NOTIFY_RETRY_MS); absent: the defaults (about a day). */
+  notifyRetryMs?: number[];
+  notifyTimeoutMs?: number;
   streamPollMs?: number;
   streamBatchSize?: number;
   /** Deliver every stream batch and fire every schedule twice, as AWS may (at least once). */
@@ -93,6 +96,9 @@ function functionConfig(o: RuntimeOptions, base: string, table: string) {
     ...(o.retentionSeconds !== undefined ? { [env.resolvedRetentionSeconds]: String(o.retentionSeconds) } : {}),
     ...(o.rateLimits?.raisesPerMinute !== undefined ? { [env.rateLimitRaisesPerMinute]: String(o.rateLimits.raisesPerMinute) } : {}),
     ...(o.rateLimits?.verdictsPerMinute !== undefined ? { [env.rateLimitVerdictsPerMinute]: String(o.rateLimits.verdictsPerMinute) } : {}),
+    [env.notifyLocal]: "true",
+    ...(o.notifyRetryMs ? { [env.notifyRetryMs]: o.notifyRetryMs.join(",") } : {}),
+    ...(o.notifyTimeoutMs !== undefined ? { [env.notifyTimeoutMs]: String(o.notifyTimeoutMs) } : {}),
     ...(o.oidcIssuers ? { [env.oidcIssuers]: JSON.stringify(o.oidcIssuers) } : {}),
     ...timers,
   });

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { functions, type DynamoAction, type FunctionName } from "../functions/catalog.js";
 import { mintToken } from "../local/tokens.js";
 import { observeAwsCalls } from "./support/aws-calls.js";
+import { startReceiver, type Receiver } from "./support/receiver.js";
 import { SECRET, eventually, sleep, startTollgate, type Harness } from "./support/tollgate.js";
 
 type Call = { fn: FunctionName; client: string; command: string; actions: string[] };
@@ -24,9 +25,11 @@ function actionsOf(command: string, input: any): string[] {
 }
 
 let t: Harness;
+let receiver: Receiver;
 let stopObserving = () => {};
 beforeAll(async () => {
-  t = await startTollgate();
+  receiver = await startReceiver();
+  t = await startTollgate({ notifyRetryMs: [200] });
   stopObserving = observeAwsCalls(t.runtime.clients, ({ fn, client, command, input }) => {
     if (fn) calls.push({ fn, client, command, actions: actionsOf(command, input) });
   });
@@ -34,12 +37,20 @@ beforeAll(async () => {
 afterAll(async () => {
   stopObserving();
   await t?.stop();
+  await receiver?.close();
 });
 
 /** Drive every function: each route, the stream and all three timers. */
 async function everything() {
   const human = await t.token("human");
   const runner = await t.token("runner");
+  const service = await t.token("service");
+  // One failed attempt and its retry: the delivery schedules its next attempt.
+  receiver.plan("/iam", [500, 200]);
+  await t.http(service, "PUT", "/v1/notification-targets/iam", { kind: "webhook", url: receiver.url("/iam"), events: ["elicitation.requested"], sessions: ["iam_http"] });
+  await t.http(service, "GET", "/v1/notification-targets");
+  await t.http(service, "GET", "/v1/notification-targets/iam");
+  await t.http(service, "POST", "/v1/notification-targets/iam/rotate");
   const inbox = await t.socket(human);
   await inbox.request({ action: "subscribe", sessions: "*" });
   await inbox.request({ action: "launch" });
@@ -86,6 +97,7 @@ async function everything() {
   // The runner-gone timer has resolved what nobody resumed.
   await eventually(async () => expect((await t.http(human, "GET", "/v1/elicitations/iam_gone_el")).body.verdict?.reason).toBe("runner_gone"));
   await sleep(500); // the stream settles
+  await t.http(service, "DELETE", "/v1/notification-targets/iam");
 }
 
 it("calls only what the catalog (and so its IAM policy) allows, in every function", { timeout: 60_000 }, async () => {

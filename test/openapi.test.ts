@@ -161,6 +161,34 @@ describe("real replies and frames", () => {
     await hit(runner, "POST", C, "/v1/sessions/oa_missing/cancel", {});
     await hit(runner, "POST", C, "/v1/sessions/oa_parent/cancel", { pad: "x".repeat(70 * 1024) });
 
+    // Notification targets: created, changed, listed, read, rotated, deleted, and each refusal
+    const T = "/v1/notification-targets/{id}";
+    const hook = { kind: "webhook", url: "http://127.0.0.1:9/hook" };
+    expect((await hit(service, "PUT", T, "/v1/notification-targets/oa_t", hook)).status).toBe(201);
+    expect((await hit(service, "PUT", T, "/v1/notification-targets/oa_t", hook)).status).toBe(200);
+    await hit(service, "PUT", T, "/v1/notification-targets/oa_t", { kind: "slack", url: hook.url });
+    await hit(service, "PUT", T, "/v1/notification-targets/oa_t", { ...hook, url: "http://example.com/" });
+    await hit(undefined, "PUT", T, "/v1/notification-targets/oa_t", hook);
+    await hit(human, "PUT", T, "/v1/notification-targets/oa_t", hook);
+    await hit(service, "PUT", T, "/v1/notification-targets/oa_t", { ...hook, pad: "x".repeat(70 * 1024) });
+    expect((await hit(service, "GET", "/v1/notification-targets", "/v1/notification-targets")).body.targets).toHaveLength(1);
+    await hit(undefined, "GET", "/v1/notification-targets", "/v1/notification-targets");
+    await hit(human, "GET", "/v1/notification-targets", "/v1/notification-targets");
+    await hit(service, "PUT", T, "/v1/notification-targets/oa_slack", { kind: "slack", url: hook.url });
+    const R = "/v1/notification-targets/{id}/rotate";
+    expect((await hit(service, "POST", R, "/v1/notification-targets/oa_t/rotate")).body.secret).toMatch(/^whsec_/);
+    await hit(service, "POST", R, "/v1/notification-targets/oa_slack/rotate");
+    for (const method of ["GET", "DELETE", "POST"]) {
+      const template = method === "POST" ? R : T;
+      const path = (id: string) => (method === "POST" ? `/v1/notification-targets/${id}/rotate` : `/v1/notification-targets/${id}`);
+      await hit(service, method, template, path("bad%20id"));
+      await hit(undefined, method, template, path("oa_t"));
+      await hit(human, method, template, path("oa_t"));
+      await hit(service, method, template, path("oa_missing"));
+    }
+    expect((await hit(service, "GET", T, "/v1/notification-targets/oa_t")).status).toBe(200);
+    expect((await hit(service, "DELETE", T, "/v1/notification-targets/oa_t")).status).toBe(200);
+
     // Every status the document lists was produced above by a real call, and nothing it does not list.
     const documented = Object.entries(doc.paths as Record<string, Record<string, { responses: object }>>).flatMap(([path, ops]) =>
       Object.entries(ops).flatMap(([method, op]) => Object.keys(op.responses).map((status) => `${method.toUpperCase()} ${path} ${status}`)),

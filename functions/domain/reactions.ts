@@ -10,6 +10,7 @@ import type { Escalation } from "./escalation.js";
 import { badgeEvent, isResolved, requestEvent, resolvedEvent, type ConnectionItem, type ElicitationItem, type SessionItem } from "./items.js";
 import type { Connections } from "./connections.js";
 import type { Messages } from "./messages.js";
+import type { Deliveries } from "./notify/deliveries.js";
 import type { Runners } from "./runners.js";
 import type { Audience } from "./subscriptions.js";
 import { startTimer, timerKeys } from "./timers.js";
@@ -21,9 +22,9 @@ export interface Change {
 
 export function createReactions(
   ctx: Context,
-  parts: { elicitations: Elicitations; delivery: Delivery; escalation: Escalation; messages: Messages; connections: Connections; runners: Runners },
+  parts: { elicitations: Elicitations; delivery: Delivery; escalation: Escalation; messages: Messages; connections: Connections; runners: Runners; notifications: Deliveries },
 ) {
-  const { elicitations, delivery, escalation, messages, connections, runners } = parts;
+  const { elicitations, delivery, escalation, messages, connections, runners, notifications } = parts;
   const sessionAndAncestors = (item: { session_id: string; ancestors?: string[] }) => [item.session_id, ...(item.ancestors ?? [])];
 
   const start = (timer: Parameters<typeof startTimer>[2]) => startTimer(ctx.timers, ctx.now(), timer);
@@ -52,6 +53,7 @@ export function createReactions(
     await audience.publish(item.tenant, sessionAndAncestors(item), requestEvent(item));
     await scheduleDeadline(item);
     if (item.block_state === "armed") await scheduleEscalation(item, Date.parse(item.created_at));
+    await notifications.requested(item);
   }
 
   async function onResolved(item: ElicitationItem, audience: Audience) {
@@ -59,6 +61,7 @@ export function createReactions(
     await audience.publish(item.tenant, sessionAndAncestors(item), resolvedEvent(item));
     if (item.verdict.reason !== "timeout") await ctx.timers.cancel("deadline", timerKeys.deadline(item));
     await escalation.settle(item);
+    await notifications.resolved(item);
   }
 
   async function elicitationChanged(before: ElicitationItem | undefined, after: ElicitationItem, audience: Audience) {
@@ -67,6 +70,8 @@ export function createReactions(
     // Safety net of the verdict fast path: resolved, bound, and nobody claimed its delivery.
     if (isResolved(after) && after.connection_id && !after.delivered_to) await delivery.deliverVerdict(after);
     if (before && before.block_state !== "armed" && after.block_state === "armed" && after.status === "pending") await scheduleEscalation(after, ctx.now());
+    // The escalation grace ran out: the block notice goes to the parent, and the targets hear of it.
+    if (before?.block_state === "armed" && after.block_state === "delivering" && after.status === "pending") await notifications.escalated(after);
   }
 
   async function sessionChanged(before: SessionItem | undefined, after: SessionItem, audience: Audience) {

@@ -22,6 +22,8 @@ export const timerKeys = {
   /** One per block round: a re-armed block gets a schedule of its own. */
   escalation: (item: Pick<ElicitationItem, "tenant" | "elicitation_id" | "block_round">) => `${item.tenant}-${item.elicitation_id}-${item.block_round ?? 1}`,
   runnerGone: (tenant: string, connectionId: string) => `${tenant}-${connectionId}`,
+  /** One per attempt: a retry is a schedule of its own. */
+  notify: (tenant: string, targetId: string, eventId: string, attempt: number) => `${tenant}-${targetId}-${eventId}-${attempt}`,
 };
 
 /** A timer to start: when it is due, and the job it does then (what its Scheduler target does with `input`). */
@@ -39,7 +41,7 @@ export async function startTimer(timers: Timers, now: number, timer: Timer): Pro
   await timers.schedule(timer.timer, timer.key, timer.at, timer.input);
 }
 
-const prefixes: Record<TimerName, string> = { deadline: "deadline", escalation: "escalation", runnerGone: "gone" };
+const prefixes: Record<TimerName, string> = { deadline: "deadline", escalation: "escalation", runnerGone: "gone", notify: "notify" };
 
 /** Scheduler names are at most 64 of `0-9 a-z A-Z - _ .`: anything else is hashed. */
 export function scheduleName(timer: TimerName, key: string): string {

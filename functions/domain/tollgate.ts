@@ -10,6 +10,8 @@ import { createElicitations } from "./elicitations.js";
 import { createEscalation } from "./escalation.js";
 import { createHistory } from "./history.js";
 import { createMessages } from "./messages.js";
+import { createDeliveries } from "./notify/deliveries.js";
+import { createTargets } from "./notify/targets.js";
 import { createRateLimiter } from "./rate-limit.js";
 import { createReactions } from "./reactions.js";
 import { createRunners } from "./runners.js";
@@ -27,7 +29,9 @@ export function createTollgate(deps: Deps) {
   const subscriptions = createSubscriptions(ctx, sessions);
   const escalation = createEscalation(ctx, sessions, messages);
   const runners = createRunners(ctx, sessions, connections, elicitations, messages);
-  const react = createReactions(ctx, { elicitations, delivery, escalation, messages, connections, runners });
-  return { ctx, sessions, connections, delivery, elicitations, history, messages, subscriptions, escalation, runners, react };
+  const notifications = createDeliveries(ctx);
+  const targets = createTargets(ctx);
+  const react = createReactions(ctx, { elicitations, delivery, escalation, messages, connections, runners, notifications });
+  return { ctx, sessions, connections, delivery, elicitations, history, messages, subscriptions, escalation, runners, react, notifications, targets };
 }
 export type Tollgate = ReturnType<typeof createTollgate>;

@@ -16,6 +16,25 @@ export interface Config {
   rateLimits: RateLimits;
   /** The OpenID issuers whose tokens are accepted, as TOLLGATE_OIDC_ISSUERS' JSON (none when absent). */
   oidcIssuers?: string;
+  notify: NotifyConfig;
+}
+
+export interface NotifyConfig {
+  /** The pause before each retry; the delivery gives up (and disables its target) after the last. */
+  retryDelaysMs: number[];
+  timeoutMs: number;
+  /** Local runtime: http to loopback allowed, private addresses allowed. The cloud: https to public addresses only. */
+  local: boolean;
+}
+
+/** 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 12 h: a little more than a day of retries. */
+export const defaultRetryDelaysMs = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 43_200_000];
+
+function delays(raw: string | undefined): number[] {
+  if (raw === undefined || raw === "") return defaultRetryDelaysMs;
+  const list = raw.split(",").map(Number);
+  if (list.some((n) => !Number.isFinite(n) || n < 0)) throw new Error(`${env.notifyRetryMs} must be non-negative numbers, comma separated`);
+  return list;
 }
 
 export interface RateLimits {
@@ -48,6 +67,7 @@ export function readConfig(source: NodeJS.ProcessEnv = process.env): Config {
         deadline: source[env.timerArn.deadline] ?? "",
         escalation: source[env.timerArn.escalation] ?? "",
         runnerGone: source[env.timerArn.runnerGone] ?? "",
+        notify: source[env.timerArn.notify] ?? "",
       },
     },
     reconnectGraceSeconds: number(source, env.reconnectGraceSeconds, 300),
@@ -58,6 +78,11 @@ export function readConfig(source: NodeJS.ProcessEnv = process.env): Config {
     rateLimits: {
       raisesPerMinute: number(source, env.rateLimitRaisesPerMinute, defaultRateLimits.raisesPerMinute),
       verdictsPerMinute: number(source, env.rateLimitVerdictsPerMinute, defaultRateLimits.verdictsPerMinute),
+    },
+    notify: {
+      retryDelaysMs: delays(source[env.notifyRetryMs]),
+      timeoutMs: number(source, env.notifyTimeoutMs, 10_000),
+      local: source[env.notifyLocal] === "true",
     },
   };
 }

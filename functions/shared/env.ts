@@ -15,7 +15,14 @@ export const env = {
     deadline: "TOLLGATE_DEADLINE_FUNCTION_ARN",
     escalation: "TOLLGATE_ESCALATION_FUNCTION_ARN",
     runnerGone: "TOLLGATE_RUNNER_GONE_FUNCTION_ARN",
+    notify: "TOLLGATE_NOTIFY_FUNCTION_ARN",
   },
+  /** Pauses before each retry of a notification delivery, in milliseconds, comma separated. */
+  notifyRetryMs: "TOLLGATE_NOTIFY_RETRY_MS",
+  /** How long one delivery attempt may take. */
+  notifyTimeoutMs: "TOLLGATE_NOTIFY_TIMEOUT_MS",
+  /** "true" on the local runtime: plain http to loopback and private addresses are allowed. */
+  notifyLocal: "TOLLGATE_NOTIFY_LOCAL",
   jwtSecret: "TOLLGATE_JWT_SECRET",
   /** OpenID Connect issuers whose tokens are accepted: a JSON array (docs/security.md "Sign-in"). */
   oidcIssuers: "TOLLGATE_OIDC_ISSUERS",

@@ -10,6 +10,7 @@ import { functions, type FunctionName } from "../catalog.js";
 import { errorStatus, type ErrorCode } from "./errors.js";
 import * as replies from "./replies.js";
 import * as requests from "./schemas.js";
+import * as targets from "./notification-schemas.js";
 
 const ClientFrame = z.discriminatedUnion("action", [requests.HelloFrame, requests.ElicitFrame, requests.CancelFrame, requests.SubscribeFrame, requests.PingFrame]);
 
@@ -42,6 +43,10 @@ const components = {
   Cancelled: replies.Cancelled,
   MessageStatus: replies.MessageStatus,
   ErrorReply: replies.ErrorReply,
+  PutTargetBody: targets.PutTargetBody,
+  NotificationTarget: targets.NotificationTarget,
+  TargetList: targets.TargetList,
+  TargetDeleted: targets.TargetDeleted,
   HelloFrame: requests.HelloFrame,
   ElicitFrame: requests.ElicitFrame,
   CancelFrame: requests.CancelFrame,
@@ -134,6 +139,37 @@ const operations: Partial<Record<FunctionName, Operation>> = {
     body: "CancelSessionBody",
     replies: { 200: { description: "How many were cancelled", schema: "Cancelled" } },
     errors: WRITE,
+  },
+  httpPutTarget: {
+    summary: "Create or change a notification target (webhook or Slack); a webhook's signing secret is in the reply that created it, never again; a change enables a disabled target",
+    needs: ["manageTargets"],
+    body: "PutTargetBody",
+    replies: { 200: { description: "Changed", schema: "NotificationTarget" }, 201: { description: "Created, with `secret` for a webhook", schema: "NotificationTarget" } },
+    errors: ["bad_request", "unauthorized", "forbidden", "payload_too_large", "conflict"],
+  },
+  httpListTargets: {
+    summary: "The tenant's notification targets",
+    needs: ["manageTargets"],
+    replies: { 200: { description: "Every target", schema: "TargetList" } },
+    errors: ["unauthorized", "forbidden"],
+  },
+  httpGetTarget: {
+    summary: "One notification target: why it is disabled, if it is, and its latest delivery attempts",
+    needs: ["manageTargets"],
+    replies: { 200: { description: "The target", schema: "NotificationTarget" } },
+    errors: READ,
+  },
+  httpDeleteTarget: {
+    summary: "Delete a notification target: nothing more goes to it",
+    needs: ["manageTargets"],
+    replies: { 200: { description: "Deleted", schema: "TargetDeleted" } },
+    errors: READ,
+  },
+  httpRotateTarget: {
+    summary: "A new signing secret for a webhook target, in this reply only",
+    needs: ["manageTargets"],
+    replies: { 200: { description: "The target with its new `secret`", schema: "NotificationTarget" } },
+    errors: [...READ, "conflict"],
   },
   httpPostMessage: {
     summary: "Send the session's runner a message: held while it awaits an approval, queued while no runner is connected",

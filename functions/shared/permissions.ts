@@ -14,6 +14,7 @@ export const permissions = {
   read: HUMAN,
   subscribe: HUMAN,
   peek: ["runner", "human", "service"] as Role[],
+  manageTargets: ["service"] as Role[],
 } as const;
 
 export type Operation = keyof typeof permissions;

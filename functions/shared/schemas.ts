@@ -248,5 +248,8 @@ export const TimerInput = z.strictObject({
   elicitation_id: Id.optional(),
   connection_id: z.string().min(1).max(256).optional(),
   round: z.number().int().min(1).optional(),
+  target_id: Id.optional(),
+  event_id: z.string().min(1).max(LIMITS.idLength * 3).optional(),
+  attempt: z.number().int().min(1).optional(),
 });
 export type TimerInput = z.infer<typeof TimerInput>;

@@ -10,6 +10,7 @@ import { messageStore } from "./messages.js";
 import { rateStore } from "./rates.js";
 import { sessionStore } from "./sessions.js";
 import { subscriberStore } from "./subscribers.js";
+import { targetStore } from "./targets.js";
 import { createTable } from "./table.js";
 
 export function createStores(client: DynamoDBDocumentClient, tableName: string) {
@@ -22,6 +23,7 @@ export function createStores(client: DynamoDBDocumentClient, tableName: string) 
     messages: messageStore(table),
     subscribers: subscriberStore(table),
     rates: rateStore(table),
+    targets: targetStore(table),
     /** One transaction over writes the stores built: undefined when it went through, else the writes whose condition did not hold. */
     transact: table.transact,
   };

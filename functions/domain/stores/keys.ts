@@ -33,6 +33,11 @@ export const keys = {
   }),
   /** A resolved elicitation's place in its tenant's history (a sparse index), in the order of resolution. */
   history: (tenant: string, resolvedAt: string, elicitationId: string) => ({ history_pk: `T#${tenant}`, history_sk: `${resolvedAt}#${elicitationId}` }),
+  /** A tenant's notification targets share one partition: every event reads them all. */
+  target: (tenant: string, targetId: string) => ({ pk: `T#${tenant}#TARGETS`, sk: `NT#${targetId}` }),
+  targets: (tenant: string) => `T#${tenant}#TARGETS`,
+  /** The delivery of one event to one target. */
+  delivery: (tenant: string, targetId: string, eventId: string) => ({ pk: `T#${tenant}#NT#${targetId}`, sk: `D#${eventId}` }),
   sessionPartition: sessionPk,
   tenantIndex: (tenant: string) => `T#${tenant}`,
   prefix: { pending: "P#", descendant: "D#", message: "M#" },

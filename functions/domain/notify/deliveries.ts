@@ -1,0 +1,123 @@
+/**
+ * Delivering events to notification targets, at least once, without ever holding Tollgate up: the
+ * stream only records one delivery per target and event and schedules its first attempt; each
+ * attempt runs in its own schedule's invocation, with a timeout, and schedules the next one (with
+ * exponential backoff and jitter) when it fails. A delivery that used every retry (a little more
+ * than a day by default) disables its target, which then says why.
+ */
+import { createHash, createHmac } from "node:crypto";
+import type { Context } from "../context.js";
+import type { ElicitationItem } from "../items.js";
+import type { AttemptRecord, DeliveryItem, TargetItem } from "../stores/targets.js";
+import { timerKeys } from "../timers.js";
+import { slackBody, webhookBody, type NotificationSubject } from "./payloads.js";
+import { requirePublic } from "./urls.js";
+
+const KEPT_ATTEMPTS = 5;
+/** Deliveries stay readable for a week after their event. */
+const DELIVERY_RETENTION_SECONDS = 7 * 86_400;
+/** A schedule's first attempt runs a moment later: Scheduler refuses a time that has passed. */
+const FIRST_ATTEMPT_MS = 1_000;
+
+/** Standard Webhooks: `v1,` and the base64 HMAC-SHA256, keyed by the secret's bytes, of `id.timestamp.body`. */
+export function signature(secret: string, id: string, timestamp: number, body: string): string {
+  const key = Buffer.from(secret.replace(/^whsec_/, ""), "base64");
+  return `v1,${createHmac("sha256", key).update(`${id}.${timestamp}.${body}`).digest("base64")}`;
+}
+
+const webhookId = (tenant: string, targetId: string, eventId: string) =>
+  `msg_${createHash("sha256").update(`${tenant}\n${targetId}\n${eventId}`).digest("hex").slice(0, 32)}`;
+
+/** The target wants this event: its kind, its sessions (a session or any ancestor named), and not disabled. */
+export function wants(target: TargetItem, subject: NotificationSubject): boolean {
+  if (target.disabled_reason || !target.events.includes(subject.type)) return false;
+  if (!target.sessions) return true;
+  const lineage = [subject.item.session_id, ...(subject.item.ancestors ?? [])];
+  return lineage.some((s) => target.sessions!.includes(s));
+}
+
+/** Full jitter around the configured pause: between 80% and 120% of it. */
+const jittered = (ms: number) => Math.round(ms * (0.8 + Math.random() * 0.4));
+
+export function createDeliveries(ctx: Context) {
+  const store = ctx.db.targets;
+
+  async function scheduleAttempt(d: Pick<DeliveryItem, "tenant" | "target_id" | "event_id">, attempt: number, at: number) {
+    const input = { tenant: d.tenant, target_id: d.target_id, event_id: d.event_id, attempt };
+    await ctx.timers.schedule("notify", timerKeys.notify(d.tenant, d.target_id, d.event_id, attempt), new Date(at), input);
+  }
+
+  /** Record the event for every target that wants it and schedule each first attempt (safe to repeat). */
+  async function fanOut(subject: NotificationSubject): Promise<void> {
+    const { tenant } = subject.item;
+    const targets = (await store.list(tenant)).filter((t) => wants(t, subject));
+    for (const target of targets) {
+      const payload = target.target_kind === "slack" ? slackBody(subject) : webhookBody(subject, ctx.iso());
+      const d = { tenant, target_id: target.target_id, event_id: subject.eventId };
+      const delivery = { ...d, webhook_id: webhookId(tenant, target.target_id, subject.eventId), payload_json: payload, created_at: ctx.iso(), expires_at: Math.floor(ctx.now() / 1000) + DELIVERY_RETENTION_SECONDS };
+      await store.createDelivery(delivery);
+      // A replayed record finds the delivery and the schedule both there; a schedule that ran is gone, and its claim refuses a second start.
+      await scheduleAttempt(d, 1, ctx.now() + FIRST_ATTEMPT_MS);
+    }
+  }
+
+  async function send(target: TargetItem, delivery: DeliveryItem): Promise<{ ok: boolean; status?: number; error?: string }> {
+    const url = new URL(target.url);
+    const headers: Record<string, string> = { "content-type": "application/json", "user-agent": "Tollgate-Webhooks/1" };
+    if (target.target_kind === "webhook" && target.secret) {
+      const timestamp = Math.floor(ctx.now() / 1000);
+      Object.assign(headers, { "webhook-id": delivery.webhook_id, "webhook-timestamp": String(timestamp), "webhook-signature": signature(target.secret, delivery.webhook_id, timestamp, delivery.payload_json) });
+    }
+    try {
+      if (!ctx.config.notify.local) await requirePublic(url.hostname.replace(/^\[|\]$/g, ""));
+      const response = await fetch(url, { method: "POST", headers, body: delivery.payload_json, redirect: "manual", signal: AbortSignal.timeout(ctx.config.notify.timeoutMs) });
+      await response.body?.cancel();
+      return { ok: response.status >= 200 && response.status < 300, status: response.status };
+    } catch (error) {
+      return { ok: false, error: (error as Error).name === "TimeoutError" ? "timed out" : "could not connect" };
+    }
+  }
+
+  async function record(target: TargetItem, attempt: AttemptRecord, ok: boolean) {
+    const attempts = [attempt, ...(target.last_attempts ?? [])].slice(0, KEPT_ATTEMPTS);
+    await store.recordAttempt(target.tenant, target.target_id, attempts, ok, attempt.at);
+  }
+
+  /** One attempt, as its schedule fires it: a second firing of the same attempt finds it claimed and does nothing. */
+  async function attempt(tenant: string, targetId: string, eventId: string, n: number): Promise<void> {
+    const delivery = await store.findDelivery(tenant, targetId, eventId);
+    if (!delivery || delivery.done || delivery.ended >= n) return;
+    const target = await store.find(tenant, targetId);
+    if (!target || target.disabled_reason) {
+      if (await store.claimAttempt(delivery, n, ctx.now(), ctx.now())) await store.endAttempt(delivery, n, "failed");
+      return;
+    }
+    const leaseMs = ctx.config.notify.timeoutMs + 5_000;
+    if (!(await store.claimAttempt(delivery, n, ctx.now(), ctx.now() + leaseMs))) {
+      const now = await store.findDelivery(tenant, targetId, eventId);
+      // This attempt or the one before has not ended (another firing holds it, or it stopped halfway):
+      // fail, so the schedule's retry looks again once the lease is over. Never drop it silently.
+      if (now && !now.done && now.ended < n) throw new Error("delivery attempt in progress");
+      return;
+    }
+    const outcome = await send(target, delivery);
+    await record(target, { at: ctx.iso(), event_id: eventId, ...(outcome.status ? { status: outcome.status } : {}), ...(outcome.error ? { error: outcome.error } : {}) }, outcome.ok);
+    if (outcome.ok) return void (await store.endAttempt(delivery, n, "delivered"));
+    const pause = ctx.config.notify.retryDelaysMs[n - 1];
+    if (pause === undefined) {
+      await store.disable(tenant, targetId, `deliveries failed through every retry (last: ${outcome.status ? `HTTP ${outcome.status}` : outcome.error}, ${eventId})`);
+      return void (await store.endAttempt(delivery, n, "failed"));
+    }
+    await scheduleAttempt(delivery, n + 1, ctx.now() + Math.max(FIRST_ATTEMPT_MS, jittered(pause)));
+    await store.endAttempt(delivery, n);
+  }
+
+  return {
+    fanOut,
+    attempt,
+    requested: (item: ElicitationItem) => fanOut({ type: "elicitation.requested", eventId: `${item.elicitation_id}.requested`, item }),
+    resolved: (item: ElicitationItem) => fanOut({ type: "elicitation.resolved", eventId: `${item.elicitation_id}.resolved`, item }),
+    escalated: (item: ElicitationItem) => fanOut({ type: "elicitation.escalated", eventId: `${item.elicitation_id}.escalated.${item.block_round ?? 1}`, item }),
+  };
+}
+export type Deliveries = ReturnType<typeof createDeliveries>;

@@ -1,0 +1,47 @@
+/**
+ * What one event looks like on the wire to each kind of target: a Standard Webhooks body
+ * (`type`, `timestamp`, `data` = the event in docs/protocol.md's shapes) for a webhook, a Block Kit
+ * message for a Slack incoming webhook.
+ */
+import type { NotificationEvent } from "../../shared/notification-schemas.js";
+import { paramsOf, requestEvent, resolvedEvent, type ElicitationItem } from "../items.js";
+
+export interface NotificationSubject {
+  type: NotificationEvent;
+  /** Unique per elicitation and event (a reminder and an escalation carry their round). */
+  eventId: string;
+  item: ElicitationItem;
+}
+
+function eventData(subject: NotificationSubject): Record<string, unknown> {
+  const { item } = subject;
+  if (subject.type === "elicitation.resolved" && item.verdict) return resolvedEvent(item as Parameters<typeof resolvedEvent>[0]);
+  if (subject.type === "elicitation.escalated") return { elicitation_id: item.elicitation_id, session_id: item.session_id, ancestors: item.ancestors, round: item.block_round ?? 1 };
+  return requestEvent(item);
+}
+
+export function webhookBody(subject: NotificationSubject, at: string): string {
+  return JSON.stringify({ type: subject.type, timestamp: at, data: eventData(subject) });
+}
+
+const text = (s: string) => ({ type: "mrkdwn", text: s.slice(0, 3000) });
+
+export function slackBody(subject: NotificationSubject): string {
+  const { item } = subject;
+  const session = `*Session:* ${item.session_id}`;
+  if (subject.type === "elicitation.resolved" && item.verdict) {
+    const v = item.verdict;
+    const line = `Resolved: *${v.action}*${v.reason ? ` (${v.reason})` : ""} by ${v.resolved_by ?? "Tollgate"}`;
+    return JSON.stringify({ text: line.slice(0, 3000), blocks: [{ type: "section", text: text(line) }, { type: "context", elements: [text(session)] }] });
+  }
+  const prompt = paramsOf(item).message;
+  const heading = subject.type === "elicitation.escalated" ? "Blocking a parent agent" : subject.type === "elicitation.reminder" ? "Still waiting for you" : "Approval needed";
+  return JSON.stringify({
+    text: `${heading}: ${prompt}`.slice(0, 3000),
+    blocks: [
+      { type: "header", text: { type: "plain_text", text: heading } },
+      { type: "section", text: text(prompt) },
+      { type: "context", elements: [text(session), text(`*Asked by:* ${item.owner_sub ?? "agent"}`), text(`*Deadline:* ${item.deadline}`)] },
+    ],
+  });
+}

@@ -1,0 +1,42 @@
+/** The notification targets' boundary (docs/notifications.md): what a `service` token may set. */
+import * as z from "zod";
+import { Id } from "./schemas.js";
+
+export const NOTIFICATION_LIMITS = { urlLength: 2_048, sessions: 20, remindAfterSeconds: { min: 60, max: 604_800 } } as const;
+
+export const NotificationEvent = z.enum(["elicitation.requested", "elicitation.resolved", "elicitation.escalated", "elicitation.reminder"]);
+export type NotificationEvent = z.infer<typeof NotificationEvent>;
+
+export const PutTargetBody = z.strictObject({
+  kind: z.enum(["webhook", "slack"]),
+  url: z.string().min(1).max(NOTIFICATION_LIMITS.urlLength, `must be at most ${NOTIFICATION_LIMITS.urlLength} characters`),
+  /** Absent: every event. */
+  events: z.array(NotificationEvent).min(1).max(4).optional(),
+  /** Absent: every session; else these sessions and their descendants. */
+  sessions: z.array(Id).min(1).max(NOTIFICATION_LIMITS.sessions).optional(),
+  remind_after_seconds: z.number().int().min(NOTIFICATION_LIMITS.remindAfterSeconds.min).max(NOTIFICATION_LIMITS.remindAfterSeconds.max).optional(),
+});
+export type PutTargetBody = z.infer<typeof PutTargetBody>;
+
+const Attempt = z.strictObject({ at: z.string(), event_id: z.string(), status: z.number().int().optional(), error: z.string().optional() });
+
+export const NotificationTarget = z.strictObject({
+  target_id: Id,
+  kind: z.enum(["webhook", "slack"]),
+  url: z.string(),
+  events: z.array(NotificationEvent),
+  sessions: z.array(Id).optional(),
+  remind_after_seconds: z.number().int().optional(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  /** Set when deliveries kept failing: no event goes out until a PUT enables it again. */
+  disabled_reason: z.string().optional(),
+  /** The latest delivery attempts, newest first. */
+  last_attempts: z.array(Attempt),
+  /** The webhook signing secret: in the reply that created the target or rotated it, never again. */
+  secret: z.string().optional(),
+});
+export type NotificationTarget = z.infer<typeof NotificationTarget>;
+
+export const TargetList = z.strictObject({ targets: z.array(NotificationTarget) });
+export const TargetDeleted = z.strictObject({ target_id: Id, deleted: z.literal(true) });
