@@ -3,6 +3,7 @@ import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } fro
 import { bearerToken } from "./shared/auth.js";
 import { servicesOf } from "./lambda/services.js";
 import { ProtocolError } from "./shared/errors.js";
+import type { Claims } from "./shared/schemas.js";
 
 const policy = (effect: "Allow" | "Deny", resource: string) => ({
   Version: "2012-10-17",
@@ -10,7 +11,7 @@ const policy = (effect: "Allow" | "Deny", resource: string) => ({
 });
 
 export const handler = async (event: APIGatewayRequestAuthorizerEvent, context?: unknown): Promise<APIGatewayAuthorizerResult> => {
-  let claims;
+  let claims: Claims;
   try {
     claims = await servicesOf(context).verify(bearerToken(event.headers, event.queryStringParameters));
   } catch (error) {

@@ -12,7 +12,7 @@
  * reaction tolerates (delivery is at least once, as with Lambda's event source mapping).
  */
 import { appendFileSync } from "node:fs";
-import { DescribeStreamCommand, ExpiredIteratorException, GetRecordsCommand, GetShardIteratorCommand, type DynamoDBStreamsClient, type _Record } from "@aws-sdk/client-dynamodb-streams";
+import { DescribeStreamCommand, ExpiredIteratorException, GetRecordsCommand, type GetRecordsCommandOutput, GetShardIteratorCommand, type DynamoDBStreamsClient, type _Record } from "@aws-sdk/client-dynamodb-streams";
 import { GetCommand, PutCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { DynamoDBBatchResponse } from "aws-lambda";
 import type { Invoke } from "./lambda.js";
@@ -135,7 +135,7 @@ export function createStreamPoller(o: StreamPollerOptions) {
   /** One read of one shard; the number of records it handled. */
   async function poll(shard: Shard): Promise<number> {
     shard.iterator ??= await iterator(shard);
-    let out;
+    let out: GetRecordsCommandOutput;
     try {
       out = await o.streams.send(new GetRecordsCommand({ ShardIterator: shard.iterator, Limit: o.batchSize }));
     } catch (error) {
