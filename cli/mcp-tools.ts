@@ -31,13 +31,13 @@ const VerdictOut = {
 };
 
 /** A verdict as a tool result: only the fields Tollgate gave, nothing made up. */
-function verdictOut(verdict: Verdict & { message?: string }) {
+function verdictOut(verdict: Verdict) {
   const { elicitation_id, session_id, action, content, reason, message, resolved_by } = verdict;
   return { elicitation_id, session_id, action, reason, ...(content ? { content } : {}), ...(message !== undefined ? { message } : {}), ...(resolved_by !== undefined ? { resolved_by } : {}) };
 }
 
 /** Claude Code's answer to its permission prompt: allow with the input, or deny saying why. */
-export function permissionAnswer(verdict: Verdict & { message?: string }, input: Record<string, unknown>) {
+export function permissionAnswer(verdict: Verdict, input: Record<string, unknown>) {
   if (verdict.action === "accept") return { behavior: "allow" as const, updatedInput: input };
   if (verdict.reason === "timeout") return { behavior: "deny" as const, message: "No one answered the permission request in time (Tollgate timeout)." };
   if (verdict.action === "cancel") return { behavior: "deny" as const, message: `The permission request was cancelled (${verdict.reason}).` };

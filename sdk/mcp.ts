@@ -51,7 +51,7 @@ type Progress = { progressToken: string | number; progress: number; message?: st
 /** The MCP result of a verdict: a deadline or a vanished runner is `cancel`, never a human's decline. */
 export function elicitResult(verdict: Verdict): ElicitResult {
   const action = verdict.action === "decline" && verdict.reason !== "answered" ? "cancel" : verdict.action;
-  const { message } = verdict as Verdict & { message?: string };
+  const { message } = verdict;
   const how = { elicitation_id: verdict.elicitation_id, reason: verdict.reason, ...(message !== undefined ? { message } : {}) };
   const content = action === "accept" && verdict.content ? { content: verdict.content as ElicitResult["content"] } : {};
   return { action, ...content, _meta: { [VERDICT_META]: how } };

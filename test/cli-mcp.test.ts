@@ -53,8 +53,8 @@ it("request_approval: a form answered by a human comes back as structured conten
 
   const declined = client.callTool({ name: "request_approval", arguments: { message: "Drop the table?" } });
   const second = await pendingIn(t, human, "mcp_cli_default");
-  await answer(t, human, "mcp_cli_default", second, { action: "decline" });
-  expect((await declined).structuredContent).toMatchObject({ action: "decline", reason: "answered", session_id: "mcp_cli_default" });
+  await answer(t, human, "mcp_cli_default", second, { action: "decline", message: "Not during business hours." });
+  expect((await declined).structuredContent).toMatchObject({ action: "decline", reason: "answered", session_id: "mcp_cli_default", message: "Not during business hours." });
 }, 60_000);
 
 it("request_approval: a deadline is a timeout, never a human's decline", async () => {
@@ -80,6 +80,11 @@ it("permission_prompt: allow with the input as it was, deny with the reason, and
   const second = await pendingIn(t, human, "mcp_cli_perm");
   await answer(t, human, "mcp_cli_perm", second, { action: "decline" });
   expect(JSON.parse(text(await denied))).toEqual({ behavior: "deny", message: "A human declined this tool call." });
+
+  const explained = client.callTool({ name: "permission_prompt", arguments: { tool_name: "Bash", input } });
+  const third = await pendingIn(t, human, "mcp_cli_perm");
+  await answer(t, human, "mcp_cli_perm", third, { action: "decline", message: "Never force-push main." });
+  expect(JSON.parse(text(await explained))).toEqual({ behavior: "deny", message: "Never force-push main." });
 
   const late = await client.callTool({ name: "permission_prompt", arguments: { tool_name: "Write", input: { file_path: "/etc/hosts" } } });
   expect(JSON.parse(text(late))).toEqual({ behavior: "deny", message: "No one answered the permission request in time (Tollgate timeout)." });

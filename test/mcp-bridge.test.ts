@@ -55,6 +55,13 @@ it.each(KINDS)("a %s field: the server's tool receives exactly the content the h
   expect(peers.received[before]._meta?.[VERDICT_META]).toEqual({ elicitation_id: id, reason: "answered" });
 });
 
+it("the human's message with a verdict reaches the server in the result's _meta", async () => {
+  const asked = peers.ask(form({ ok: { type: "boolean" } }));
+  const id = await pendingIn(t, human, SESSION);
+  await answer(t, human, SESSION, id, { action: "decline", message: "Wait for the freeze to end." });
+  expect((await asked)._meta?.[VERDICT_META]).toEqual({ elicitation_id: id, reason: "answered", message: "Wait for the freeze to end." });
+});
+
 it("a decline and a cancel reach the server as they were given", async () => {
   for (const action of ["decline", "cancel"] as const) {
     const asked = peers.ask(form({ ok: { type: "boolean" } }));

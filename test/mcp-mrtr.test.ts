@@ -32,6 +32,12 @@ beforeAll(async () => {
     seen.push(confirm);
     return { content: [{ type: "text", text: JSON.stringify(confirm) }] };
   });
+  server.registerTool("sign_in", { inputSchema: z.object({}) }, async (_args, ctx) => {
+    const login = ctx.mcpReq.inputResponses?.login;
+    if (!login) return inputRequired({ inputRequests: { login: inputRequired.elicitUrl({ message: "Sign in to the tracker", url: "https://tracker.example.com/login" }) } });
+    seen.push(login);
+    return { content: [{ type: "text", text: "signed in" }] };
+  });
   client = new Client({ name: "agent", version: "2.0.0" }, { capabilities: ELICITATION_CAPABILITY });
   client.setRequestHandler("elicitation/create", (request, ctx) => bridge.handle(request as Parameters<typeof bridge.handle>[0], ctx));
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
@@ -53,4 +59,14 @@ it("an input_required elicitation is answered by a human through Tollgate, and t
   expect(seen).toHaveLength(1);
   expect(seen[0]).toMatchObject({ action: "accept", content: { env: "staging" } });
   expect((seen[0] as { content: unknown }).content).toEqual({ env: "staging" });
+});
+
+it("a URL-mode input request, which carries no elicitationId in this revision, reaches the card with the id the client gave it", async () => {
+  const called = client.callTool({ name: "sign_in", arguments: {} });
+  const id = await pendingIn(t, human, SESSION);
+  const params = (await t.http(human, "GET", `/v1/elicitations/${id}`)).body.event.params;
+  expect(params).toMatchObject({ mode: "url", url: "https://tracker.example.com/login", elicitationId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+  await answer(t, human, SESSION, id, { action: "accept" });
+  await called;
+  expect(seen.at(-1)).toMatchObject({ action: "accept" });
 });
