@@ -4,6 +4,7 @@ import { answerCommand } from "./answer.js";
 import { askCommand } from "./ask.js";
 import { demoCommand } from "./demo.js";
 import { historyCommand } from "./history.js";
+import { hookCommand } from "./hook.js";
 import { mcpCommand } from "./mcp.js";
 import { CliError, EXIT } from "./exit.js";
 import { openApiCommand } from "./openapi.js";
@@ -21,7 +22,7 @@ const program = new Command("tollgate")
   .exitOverride()
   .showSuggestionAfterError();
 
-for (const add of [startCommand, tokenCommand, pendingCommand, answerCommand, historyCommand, askCommand, demoCommand, mcpCommand, openApiCommand]) add(program);
+for (const add of [startCommand, tokenCommand, pendingCommand, answerCommand, historyCommand, askCommand, hookCommand, demoCommand, mcpCommand, openApiCommand]) add(program);
 
 try {
   await program.parseAsync(process.argv);

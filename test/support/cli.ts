@@ -16,8 +16,10 @@ export interface CliRun {
   line(match: RegExp, timeoutMs?: number): Promise<string>;
 }
 
-export function startCli(args: string[], env: Record<string, string | undefined> = {}): CliRun {
-  const child = spawn(process.execPath, [bin, ...args], { env: { ...process.env, NO_COLOR: "1", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+/** `input`, when given, is written to its stdin (then closed). */
+export function startCli(args: string[], env: Record<string, string | undefined> = {}, input?: string): CliRun {
+  const child = spawn(process.execPath, [bin, ...args], { env: { ...process.env, NO_COLOR: "1", ...env }, stdio: [input === undefined ? "ignore" : "pipe", "pipe", "pipe"] });
+  if (input !== undefined) child.stdin!.end(input);
   const run = { child, stdout: "", stderr: "" } as CliRun;
   const waiters: { match: RegExp; resolve: (line: string) => void }[] = [];
   const check = () => {
@@ -39,8 +41,8 @@ export function startCli(args: string[], env: Record<string, string | undefined>
 }
 
 /** Run to the end: exit code and output. */
-export async function cli(args: string[], env: Record<string, string | undefined> = {}) {
-  const run = startCli(args, env);
+export async function cli(args: string[], env: Record<string, string | undefined> = {}, input?: string) {
+  const run = startCli(args, env, input);
   const code = await run.exited;
   return { code, stdout: run.stdout, stderr: run.stderr };
 }
