@@ -4,6 +4,7 @@
  * that let a rerun of the hook join the same wait, and the decision in the hook's output shape.
  */
 import * as z from "zod";
+import { digest, idOf, reasonOf } from "./ids.js";
 import type { ElicitParams, SessionInfo, Verdict } from "./runner.js";
 
 export const HookInput = z.looseObject({
@@ -25,17 +26,6 @@ export type HookOutput = { hookSpecificOutput: Record<string, unknown> };
 /** Longest excerpt of a command, a diff or an input shown on the card: the message has 4,000 characters. */
 const EXCERPT = 1_500;
 const DIFF_LINES = 20;
-
-const ID_CHARS = /[^A-Za-z0-9_.:-]/g;
-async function digest(text: string): Promise<string> {
-  const hash = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
-  return [...hash.slice(0, 16)].map((b) => b.toString(16).padStart(2, "0")).join("");
-}
-/** A Tollgate id (1 to 128 of `A-Z a-z 0-9 _ . : -`) from any text: kept when it fits, hashed when not. */
-async function idOf(prefix: string, text: string): Promise<string> {
-  const clean = text.replace(ID_CHARS, "_");
-  return clean === text && prefix.length + text.length <= 128 ? `${prefix}${text}` : `${prefix}${await digest(text)}`;
-}
 
 /** One Tollgate session per Claude Code session, titled from its working directory; a sub-agent's in a child session. */
 export async function hookSessions(input: HookInput): Promise<{ session: SessionInfo; parent?: SessionInfo }> {
@@ -96,12 +86,6 @@ export function hookParams(input: HookInput): ElicitParams {
 }
 
 export type HookDecision = { behavior: "allow" } | { behavior: "deny"; message: string } | { behavior: "ask" };
-
-/** The human's reason when the verdict carries one. */
-const reasonOf = (verdict: Verdict) => {
-  const message = (verdict as { message?: unknown }).message;
-  return typeof message === "string" && message ? message : undefined;
-};
 
 /** A verdict as the hook's decision: only a human's accept allows; a timeout follows `onTimeout`. */
 export function decisionOf(verdict: Verdict, onTimeout: "deny" | "ask", timeoutSeconds: number): HookDecision {
