@@ -7,10 +7,12 @@ import type { CanUseTool, Options } from "@anthropic-ai/claude-agent-sdk";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { TollgateRunner } from "../sdk/index.js";
 import { docExample } from "./support/doc-example.js";
+import { human as humanOf } from "./support/approvals.js";
 import { eventually, startTollgate, type Harness } from "./support/tollgate.js";
 
 let t: Harness;
 let human: string;
+const { card, answer } = humanOf(() => t, () => human);
 let optionsFor: (runner: TollgateRunner, sessionId: string) => Options;
 beforeAll(async () => {
   t = await startTollgate();
@@ -23,17 +25,6 @@ async function canUseTool(session: string): Promise<CanUseTool> {
   const runner = await t.runner({ sessions: [{ session_id: session }] });
   return optionsFor(runner, session).canUseTool!;
 }
-
-async function card(session: string) {
-  return eventually(async () => {
-    const peek = await t.http(human, "GET", `/v1/sessions/${encodeURIComponent(session)}/peek`);
-    expect(peek.body.items).toHaveLength(1);
-    return peek.body.items[0] as { elicitation_id: string; prompt: string };
-  }, 30_000);
-}
-
-const answer = (session: string, id: string, action: string, extra: object = {}) =>
-  t.http(human, "POST", `/v1/sessions/${encodeURIComponent(session)}/events`, { type: "approval", elicitation_id: id, action, ...extra });
 
 const bash = { command: "npm test -- --update-snapshots", description: "Update the snapshots" };
 

@@ -6,11 +6,13 @@
 import { readFile } from "node:fs/promises";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { cli, startCli, type CliRun } from "./support/cli.js";
-import { eventually, startTollgate, type Harness } from "./support/tollgate.js";
+import { human as humanOf } from "./support/approvals.js";
+import { startTollgate, type Harness } from "./support/tollgate.js";
 
 let t: Harness;
 let env: Record<string, string>;
 let human: string;
+const { card, answer } = humanOf(() => t, () => human);
 beforeAll(async () => {
   t = await startTollgate();
   env = { TOLLGATE_URL: t.runtime.httpUrl, TOLLGATE_TOKEN: await t.token("runner") };
@@ -49,19 +51,6 @@ function hook(input: object, flags: string[] = [], extraEnv: Record<string, stri
   runs.push(run);
   return run;
 }
-
-/** The one pending card of a session, once the hook has raised it. */
-async function card(session: string) {
-  return eventually(async () => {
-    const peek = await t.http(human, "GET", `/v1/sessions/${encodeURIComponent(session)}/peek`);
-    expect(peek.status).toBe(200);
-    expect(peek.body.items).toHaveLength(1);
-    return peek.body.items[0] as { elicitation_id: string; prompt: string };
-  }, 30_000);
-}
-
-const answer = (session: string, id: string, action: string, extra: object = {}) =>
-  t.http(human, "POST", `/v1/sessions/${encodeURIComponent(session)}/events`, { type: "approval", elicitation_id: id, action, ...extra });
 
 async function decision(run: CliRun) {
   expect(await run.exited).toBe(0);

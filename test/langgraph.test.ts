@@ -6,10 +6,12 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import type { TollgateRunner } from "../sdk/index.js";
 import { resumeInterrupts, runWithInterrupts, type InterruptibleGraph } from "../sdk/langgraph.js";
 import { docExample } from "./support/doc-example.js";
-import { eventually, startTollgate, type Harness } from "./support/tollgate.js";
+import { human as humanOf } from "./support/approvals.js";
+import { startTollgate, type Harness } from "./support/tollgate.js";
 
 let t: Harness;
 let human: string;
+const { card, answer } = humanOf(() => t, () => human);
 let graph: InterruptibleGraph & { checkpointer?: unknown };
 beforeAll(async () => {
   t = await startTollgate();
@@ -20,17 +22,6 @@ afterAll(async () => t?.stop());
 
 const thread = (id: string) => ({ configurable: { thread_id: id } });
 const runnerIn = (session: string): Promise<TollgateRunner> => t.runner({ sessions: [{ session_id: session }] });
-
-async function card(session: string) {
-  return eventually(async () => {
-    const peek = await t.http(human, "GET", `/v1/sessions/${session}/peek`);
-    expect(peek.body.items).toHaveLength(1);
-    return peek.body.items[0] as { elicitation_id: string; prompt: string; fields?: string[] };
-  }, 30_000);
-}
-
-const answer = (session: string, id: string, action: string, extra: object = {}) =>
-  t.http(human, "POST", `/v1/sessions/${session}/events`, { type: "approval", elicitation_id: id, action, ...extra });
 
 it("the interrupt is a form; the human's answer over HTTP resumes the graph with it", { timeout: 90_000 }, async () => {
   const runner = await runnerIn("lg-accept");

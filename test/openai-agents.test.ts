@@ -10,10 +10,12 @@ import * as z from "zod";
 import type { TollgateRunner } from "../sdk/index.js";
 import { resumeWithApprovals, runWithApprovals } from "../sdk/openai-agents.js";
 import { docExample } from "./support/doc-example.js";
+import { human as humanOf } from "./support/approvals.js";
 import { eventually, startTollgate, type Harness } from "./support/tollgate.js";
 
 let t: Harness;
 let human: string;
+const { card, answer } = humanOf(() => t, () => human);
 beforeAll(async () => {
   setTracingDisabled(true);
   t = await startTollgate();
@@ -34,17 +36,6 @@ function support(callId: string) {
   const model = new ScriptedModel([[functionCall("refund", { order: "A-1", amount: 30 }, { callId })], [assistantMessage("Done.")]]);
   return { agent: new Agent({ name: "Support", instructions: "Refund orders when asked.", model, tools: [refund] }), model, refunds };
 }
-
-async function card(session: string) {
-  return eventually(async () => {
-    const peek = await t.http(human, "GET", `/v1/sessions/${session}/peek`);
-    expect(peek.body.items).toHaveLength(1);
-    return peek.body.items[0] as { elicitation_id: string; prompt: string };
-  }, 30_000);
-}
-
-const answer = (session: string, id: string, action: string, extra: object = {}) =>
-  t.http(human, "POST", `/v1/sessions/${session}/events`, { type: "approval", elicitation_id: id, action, ...extra });
 
 /** What the model was given on its last call: the tool's result or the rejection text. */
 const lastInput = (model: ScriptedModel) => JSON.stringify(model.lastCall?.request.input);
