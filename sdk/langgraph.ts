@@ -6,7 +6,7 @@
  */
 import { Command, type Interrupt } from "@langchain/langgraph";
 import { idOf } from "./ids.js";
-import type { ElicitParams, TollgateRunner, Verdict } from "./runner.js";
+import type { FormParams, TollgateRunner, Verdict } from "./runner.js";
 
 export interface InterruptOptions {
   runner: TollgateRunner;
@@ -28,9 +28,9 @@ export interface InterruptibleGraph {
 type ThreadConfig = { configurable: { thread_id: string } };
 
 /** An interrupt's value as the card: a string is the message; `{message, requestedSchema?}` is used as it is. */
-export function interruptParams(value: unknown): ElicitParams {
+export function interruptParams(value: unknown): FormParams {
   if (typeof value === "string") return { message: value };
-  const v = value as Partial<ElicitParams> | undefined;
+  const v = value as Partial<FormParams> | undefined;
   if (v && typeof v.message === "string") return { message: v.message, ...(v.requestedSchema ? { requestedSchema: v.requestedSchema } : {}) };
   return { message: JSON.stringify(value) ?? "The graph asks for approval." };
 }
