@@ -5,7 +5,7 @@
  */
 import type { CanUseTool, PermissionResult } from "@anthropic-ai/claude-agent-sdk";
 import { describeToolCall } from "./claude-code.js";
-import { idOf, reasonOf } from "./ids.js";
+import { idOf } from "./ids.js";
 import type { TollgateRunner, Verdict } from "./runner.js";
 
 export interface CanUseToolOptions {
@@ -16,7 +16,7 @@ export interface CanUseToolOptions {
 }
 
 const denial = (verdict: Verdict) =>
-  reasonOf(verdict) ??
+  verdict.message ||
   (verdict.reason === "timeout" ? "No human allowed this call in time." : verdict.action === "decline" ? "Declined by a human in Tollgate." : `Cancelled in Tollgate (${verdict.reason}).`);
 
 export function tollgateCanUseTool(o: CanUseToolOptions): CanUseTool {

@@ -4,7 +4,7 @@
  * that let a rerun of the hook join the same wait, and the decision in the hook's output shape.
  */
 import * as z from "zod";
-import { digest, idOf, reasonOf } from "./ids.js";
+import { digest, idOf } from "./ids.js";
 import type { ElicitParams, SessionInfo, Verdict } from "./runner.js";
 
 export const HookInput = z.looseObject({
@@ -91,7 +91,7 @@ export type HookDecision = { behavior: "allow" } | { behavior: "deny"; message: 
 export function decisionOf(verdict: Verdict, onTimeout: "deny" | "ask", timeoutSeconds: number): HookDecision {
   if (verdict.action === "accept") return { behavior: "allow" };
   if (verdict.reason === "timeout") return timedOut(onTimeout, timeoutSeconds);
-  if (verdict.action === "decline") return { behavior: "deny", message: reasonOf(verdict) ?? "Declined by a human in Tollgate." };
+  if (verdict.action === "decline") return { behavior: "deny", message: verdict.message || "Declined by a human in Tollgate." };
   return { behavior: "deny", message: `Cancelled in Tollgate (${verdict.reason}).` };
 }
 

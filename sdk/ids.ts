@@ -12,8 +12,3 @@ export async function idOf(prefix: string, text: string): Promise<string> {
   return text.replace(ID_CHARS, "_") === text && prefix.length + text.length <= 128 ? `${prefix}${text}` : `${prefix}${await digest(text)}`;
 }
 
-/** The human's reason on a verdict, when it carries one. */
-export function reasonOf(verdict: object): string | undefined {
-  const message = (verdict as { message?: unknown }).message;
-  return typeof message === "string" && message ? message : undefined;
-}

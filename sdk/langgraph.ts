@@ -17,7 +17,7 @@ export interface InterruptOptions {
 }
 
 /** What a node gets back from `interrupt()`: the verdict (`action`, the form's `content`, the human's `message`). */
-export type InterruptVerdict = Pick<Verdict, "action" | "content" | "reason"> & { message?: string };
+export type InterruptVerdict = Pick<Verdict, "action" | "content" | "reason" | "message">;
 
 /** The part of a compiled graph the adapter uses; a `StateGraph(...).compile({ checkpointer })` is one. */
 export interface InterruptibleGraph {
@@ -36,8 +36,8 @@ export function interruptParams(value: unknown): FormParams {
 }
 
 const resumeValue = (verdict: Verdict): InterruptVerdict => {
-  const { action, content, reason, message } = verdict as Verdict & { message?: string };
-  return { action, reason, ...(content ? { content } : {}), ...(typeof message === "string" ? { message } : {}) };
+  const { action, content, reason, message } = verdict;
+  return { action, reason, ...(content ? { content } : {}), ...(message ? { message } : {}) };
 };
 
 async function pendingInterrupts(graph: InterruptibleGraph, config: ThreadConfig): Promise<Interrupt[]> {

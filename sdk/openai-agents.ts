@@ -4,7 +4,7 @@
  * tool call's id, so a runner that restarts from a serialised `RunState` joins the waits it had.
  */
 import { run, RunState, type Agent, type RunResult, type RunToolApprovalItem } from "@openai/agents";
-import { idOf, reasonOf } from "./ids.js";
+import { idOf } from "./ids.js";
 import type { TollgateRunner, Verdict } from "./runner.js";
 
 export interface ApprovalOptions {
@@ -48,7 +48,7 @@ export async function decideApprovals(state: RunState<any, any>, items: RunToolA
   items.forEach((item, i) => {
     const verdict = verdicts[i]!;
     if (verdict.action === "accept") state.approve(item);
-    else state.reject(item, { message: reasonOf(verdict) ?? rejection(verdict) });
+    else state.reject(item, { message: verdict.message || rejection(verdict) });
   });
 }
 
