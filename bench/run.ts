@@ -10,6 +10,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { env } from "../functions/shared/env.js";
 import { freePort, startDynamoLocal } from "../local/dynamodb.js";
 import { mintToken } from "../local/tokens.js";
 import { httpClient } from "./clients.js";
@@ -66,11 +67,20 @@ async function cost(dynamoEndpoint: string, work: string) {
   return { ...costModel(measured, config.runnerWaitMinutes), sequentialCalls: measured.paths };
 }
 
-/** Cold starts, in the functions' environment the cost phase's runtime set up (its table), straight to DynamoDB Local. */
+/** Cold starts, in the environment CDK would give the functions, over the cost phase's table, straight to DynamoDB Local. */
 async function coldStarts(dynamoEndpoint: string, work: string) {
-  if (!process.env.TOLLGATE_TABLE) throw new Error("the coldstart phase runs after the cost phase, in the environment its runtime set up");
   const { coldStartPhase } = await import("./phases/cold-start.js");
-  return coldStartPhase(join(work, "cold"), { ...process.env, AWS_ENDPOINT_URL_DYNAMODB: dynamoEndpoint }, config.coldStartRepeats, config.coldStartFunctions);
+  const { TABLE } = await import("./phases/cost.js");
+  const functionEnv = {
+    AWS_REGION: "us-east-1",
+    AWS_ACCESS_KEY_ID: "local",
+    AWS_SECRET_ACCESS_KEY: "local",
+    AWS_ENDPOINT_URL_DYNAMODB: dynamoEndpoint,
+    [env.table]: TABLE,
+    [env.connectionsUrl]: "http://127.0.0.1:9",
+    [env.jwtSecret]: SECRET,
+  };
+  return coldStartPhase(join(work, "cold"), { ...process.env, ...functionEnv }, config.coldStartRepeats, config.coldStartFunctions);
 }
 
 async function main() {

@@ -15,7 +15,7 @@ import { startMeteringProxy } from "../cost/proxy.js";
 import { pathCalls, type PathWindow } from "../cost/sequential.js";
 
 const TENANT = "bench-cost";
-const TABLE = "bench-cost";
+export const TABLE = "bench-cost";
 
 /** The functions on each path; the stream's own hop (a batch to `streams`) sits between the two on the badge path. */
 export const paths = {
