@@ -50,9 +50,17 @@ const busy = total - (buckets.get("(idle)") ?? 0);
 const pct = (us: number, of: number) => `${((100 * us) / of).toFixed(1).padStart(5)}%`;
 console.log(`${file}: ${(total / 1e6).toFixed(1)} s sampled, ${(busy / 1e6).toFixed(1)} s busy (percentages of busy time)\n`);
 console.log("self time by package / folder");
-for (const [name, us] of [...buckets].filter(([n]) => n !== "(idle)").sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`  ${pct(us, busy)}  ${(us / 1e3).toFixed(0).padStart(7)} ms  ${name}`);
+for (const [name, us] of [...buckets]
+  .filter(([n]) => n !== "(idle)")
+  .sort((a, b) => b[1] - a[1])
+  .slice(0, top))
+  console.log(`  ${pct(us, busy)}  ${(us / 1e3).toFixed(0).padStart(7)} ms  ${name}`);
 console.log("\nheaviest functions (self time)");
-for (const [name, us] of [...functions].filter(([n]) => !n.startsWith("(idle)")).sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`  ${pct(us, busy)}  ${(us / 1e3).toFixed(0).padStart(7)} ms  ${name}`);
+for (const [name, us] of [...functions]
+  .filter(([n]) => !n.startsWith("(idle)"))
+  .sort((a, b) => b[1] - a[1])
+  .slice(0, top))
+  console.log(`  ${pct(us, busy)}  ${(us / 1e3).toFixed(0).padStart(7)} ms  ${name}`);
 
 // `npx tsx bench/profile.ts file top NAME`: who calls NAME (self time by caller chain, 6 frames up).
 const focus = process.argv[4];

@@ -71,13 +71,20 @@ export function drawCdf(output: Output, out: string) {
     `${m.cores} cores, ${m.cpu.replace(/\s+/g, " ")}, Node ${m.node}, DynamoDB Local ${output.knobs.dynamodb}; ${output.generatedAt.slice(0, 10)}`,
     drawn.map((c) => ({ label: c.label, color: c.color, dashed: c.dashed, points: output.cdf[c.key] })),
   );
-  const name = out.endsWith("latest.json") ? "latency-cdf.svg" : `latency-cdf-${out.split("/").pop()!.replace(/\.json$/, ".svg")}`;
+  const name = out.endsWith("latest.json")
+    ? "latency-cdf.svg"
+    : `latency-cdf-${out
+        .split("/")
+        .pop()!
+        .replace(/\.json$/, ".svg")}`;
   writeFileSync(join(dirname(out), name), svg);
 }
 
 function latencyLines(o: Record<string, any>): string[] {
   const row = (name: string, s: Summary | undefined, r?: { p50: number; p99: number }) =>
-    s ? `${name.padEnd(34)} ${s.n.toString().padStart(6)} ${s.p50.toFixed(2).padStart(8)} ${s.p99.toFixed(2).padStart(8)} ${s.max.toFixed(2).padStart(9)}   ${r ? `${r.p50.toFixed(2)}x / ${r.p99.toFixed(2)}x` : ""}` : "";
+    s
+      ? `${name.padEnd(34)} ${s.n.toString().padStart(6)} ${s.p50.toFixed(2).padStart(8)} ${s.p99.toFixed(2).padStart(8)} ${s.max.toFixed(2).padStart(9)}   ${r ? `${r.p50.toFixed(2)}x / ${r.p99.toFixed(2)}x` : ""}`
+      : "";
   return [
     "",
     `${"latency (ms)".padEnd(34)} ${"n".padStart(6)} ${"p50".padStart(8)} ${"p99".padStart(8)} ${"max".padStart(9)}   vs floor p50 / p99`,
@@ -115,7 +122,9 @@ function costLines(c: Record<string, any>): string[] {
   return [
     "",
     `cost on AWS: $${c.perMillionUsd} per million elicitations; ${c.wruPerElicitation} WRU, ${c.rruPerElicitation} RRU, ${c.wsMessagesPerElicitation} WebSocket messages, ${c.lambdaInvocationsPerElicitation} invocations, ${c.lambdaGbSecondsPerElicitation} GB-s each`,
-    `  ${Object.entries(c.breakdownUsd).map(([k, v]) => `${k} $${v}`).join(", ")}`,
+    `  ${Object.entries(c.breakdownUsd)
+      .map(([k, v]) => `${k} $${v}`)
+      .join(", ")}`,
     `sequential AWS calls: verdict ${seq.verdict?.sequential}, park ${seq.park?.sequential}, badge ${seq.badge?.sequential} (plus the stream's hop)`,
   ];
 }
@@ -158,7 +167,18 @@ export function printTable(o: Record<string, any>) {
 }
 
 /** The headline figures, by the path of their key in the JSON. */
-export const headlines = ["floor.total.p50", "gatewayFloor.p50", "roundTrip.p50", "park.p50", "badge.p50", "load.throughput", "cost.perMillionUsd", "cost.wruPerElicitation", "coldStart.functions.httpPostEvent.coldMs", "coldStart.functions.wsElicit.coldMs"];
+export const headlines = [
+  "floor.total.p50",
+  "gatewayFloor.p50",
+  "roundTrip.p50",
+  "park.p50",
+  "badge.p50",
+  "load.throughput",
+  "cost.perMillionUsd",
+  "cost.wruPerElicitation",
+  "coldStart.functions.httpPostEvent.coldMs",
+  "coldStart.functions.wsElicit.coldMs",
+];
 
 const at = (o: unknown, path: string): number | undefined => {
   const v = path.split(".").reduce<any>((x, k) => x?.[k], o);

@@ -52,9 +52,17 @@ function runtimeHealth(runtime: ChildRuntime, work: string) {
 
 function memoryReport(runtime: ReturnType<typeof memoryOf>, java: ReturnType<typeof memoryOf>, peak: { runtime: number; java: number }) {
   return {
-    runtimeNode: { peakMiB: hundredths(Math.max(runtime?.peakMiB ?? 0, peak.runtime)), endMiB: hundredths(runtime?.rssMiB ?? NaN), note: "VmHWM of the runtime process (node local/main.ts): gateway, stand-ins, stream poller and every handler" },
+    runtimeNode: {
+      peakMiB: hundredths(Math.max(runtime?.peakMiB ?? 0, peak.runtime)),
+      endMiB: hundredths(runtime?.rssMiB ?? NaN),
+      note: "VmHWM of the runtime process (node local/main.ts): gateway, stand-ins, stream poller and every handler",
+    },
     dynamodbLocalJava: java
-      ? { peakMiB: hundredths(Math.max(java.peakMiB, peak.java)), endMiB: hundredths(java.rssMiB), note: "VmHWM of DynamoDB Local's java process (a child of the bench, shared by the runtime and the floor)" }
+      ? {
+          peakMiB: hundredths(Math.max(java.peakMiB, peak.java)),
+          endMiB: hundredths(java.rssMiB),
+          note: "VmHWM of DynamoDB Local's java process (a child of the bench, shared by the runtime and the floor)",
+        }
       : undefined,
   };
 }

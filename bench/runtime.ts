@@ -34,7 +34,11 @@ export function childrenOf(pid: number): number[] {
   if (!existsSync(tasks)) return [];
   return readdirSync(tasks).flatMap((tid) => {
     try {
-      return readFileSync(join(tasks, tid, "children"), "utf8").trim().split(/\s+/).filter(Boolean).map(Number);
+      return readFileSync(join(tasks, tid, "children"), "utf8")
+        .trim()
+        .split(/\s+/)
+        .filter(Boolean)
+        .map(Number);
     } catch {
       return [];
     }

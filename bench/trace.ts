@@ -49,7 +49,10 @@ for (let i = 0; i < count; i++) {
   if (res.status !== 200) throw new Error(`HTTP ${res.status} ${JSON.stringify(res.body)}`);
   durations.push(t1 - t0);
   const calls = drain();
-  perTrip.push([...calls.filter((c) => c.start >= t0 && c.start <= t1).map((c) => ({ ...c, start: c.start - t0, end: (c.end ?? t1) - t0 })), { fn: "(bench)", what: "verdict in the SDK", start: t1 - t0, end: t1 - t0 }]);
+  perTrip.push([
+    ...calls.filter((c) => c.start >= t0 && c.start <= t1).map((c) => ({ ...c, start: c.start - t0, end: (c.end ?? t1) - t0 })),
+    { fn: "(bench)", what: "verdict in the SDK", start: t1 - t0, end: t1 - t0 },
+  ]);
   await new Promise((r) => setTimeout(r, think));
 }
 durations.sort((a, b) => a - b);
@@ -60,13 +63,14 @@ for (const trip of perTrip.slice(-timelines)) {
   console.log("");
 }
 const byKind = new Map<string, { n: number; ms: number }>();
-for (const trip of perTrip) for (const c of trip) {
-  const k = `${c.fn.padEnd(16)} ${c.what}`;
-  const e = byKind.get(k) ?? { n: 0, ms: 0 };
-  e.n++;
-  e.ms += c.end! - c.start;
-  byKind.set(k, e);
-}
+for (const trip of perTrip)
+  for (const c of trip) {
+    const k = `${c.fn.padEnd(16)} ${c.what}`;
+    const e = byKind.get(k) ?? { n: 0, ms: 0 };
+    e.n++;
+    e.ms += c.end! - c.start;
+    byKind.set(k, e);
+  }
 console.log("calls started during round trips, per round trip (count, mean ms each):");
 for (const [k, e] of [...byKind].sort((a, b) => b[1].n - a[1].n)) console.log(`  ${(e.n / count).toFixed(2).padStart(6)}  ${(e.ms / e.n).toFixed(2).padStart(6)} ms  ${k}`);
 drain();

@@ -80,8 +80,9 @@ export function historyCommand(program: Command) {
       for (let cursor: string | null = null; ; ) {
         if (cursor) query.set("cursor", cursor);
         const page: z.infer<typeof HistoryPage> = await call(settings, "GET", `/v1/history?${query}`);
-        for (const entry of page.items) if (settings.json) printJson(entry);
-        else printEntry(entry);
+        for (const entry of page.items)
+          if (settings.json) printJson(entry);
+          else printEntry(entry);
         cursor = page.next_cursor;
         if (!cursor) return;
       }

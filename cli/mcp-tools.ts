@@ -16,7 +16,11 @@ export interface McpToolsOptions {
   timeoutSeconds?: number;
 }
 
-const SessionArg = z.string().regex(/^[A-Za-z0-9_.:-]{1,128}$/).optional().describe("the session (conversation) the human sees this in; default: the server's --session");
+const SessionArg = z
+  .string()
+  .regex(/^[A-Za-z0-9_.:-]{1,128}$/)
+  .optional()
+  .describe("the session (conversation) the human sees this in; default: the server's --session");
 const { min, max } = LIMITS.timeoutSeconds;
 
 /** What a tool gets back: the verdict, and who gave it when Tollgate says so. */

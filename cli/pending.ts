@@ -59,9 +59,7 @@ async function watch(settings: Settings): Promise<never> {
   show = settings.json ? printJson : printEvent;
   early.forEach(show);
   if (!settings.json) note(paint.dim("watching (Ctrl-C to stop)"));
-  return new Promise((_, reject) =>
-    socket.once("close", () => reject(new CliError(EXIT.unreachable, `lost the connection to ${settings.wsUrl}`))),
-  );
+  return new Promise((_, reject) => socket.once("close", () => reject(new CliError(EXIT.unreachable, `lost the connection to ${settings.wsUrl}`))));
 }
 
 export function pendingCommand(program: Command) {

@@ -5,13 +5,7 @@
  * to the same handlers from it; test/iam.test.ts checks that every call a handler makes is
  * listed here.
  */
-export type DynamoAction =
-  | "GetItem"
-  | "BatchGetItem"
-  | "Query"
-  | "PutItem"
-  | "UpdateItem"
-  | "DeleteItem";
+export type DynamoAction = "GetItem" | "BatchGetItem" | "Query" | "PutItem" | "UpdateItem" | "DeleteItem";
 
 export type Trigger =
   | { kind: "http"; method: HttpMethod; path: string; public?: true }
@@ -66,16 +60,35 @@ export const functions = {
   httpListSessions: { entry: "functions/http-list-sessions.ts", trigger: http("GET", "/v1/sessions"), table: ["BatchGetItem", "Query"], verifiesTokens: true },
   httpGetSession: { entry: "functions/http-get-session.ts", trigger: http("GET", "/v1/sessions/{id}"), table: ["GetItem", "Query"], verifiesTokens: true },
   httpPeekSession: { entry: "functions/http-peek-session.ts", trigger: http("GET", "/v1/sessions/{id}/peek"), table: ["GetItem", "Query"], verifiesTokens: true },
-  httpPostEvent: { entry: "functions/http-post-event.ts", trigger: http("POST", "/v1/sessions/{id}/events"), table: ["GetItem", "PutItem", "UpdateItem", "DeleteItem"], connections: true, verifiesTokens: true, rateLimited: true },
+  httpPostEvent: {
+    entry: "functions/http-post-event.ts",
+    trigger: http("POST", "/v1/sessions/{id}/events"),
+    table: ["GetItem", "PutItem", "UpdateItem", "DeleteItem"],
+    connections: true,
+    verifiesTokens: true,
+    rateLimited: true,
+  },
   httpGetElicitation: { entry: "functions/http-get-elicitation.ts", trigger: http("GET", "/v1/elicitations/{id}"), table: ["GetItem"], verifiesTokens: true },
   httpListHistory: { entry: "functions/http-list-history.ts", trigger: http("GET", "/v1/history"), table: ["Query"], verifiesTokens: true },
-  httpCancelSession: { entry: "functions/http-cancel-session.ts", trigger: http("POST", "/v1/sessions/{id}/cancel"), table: ["GetItem", "Query", "UpdateItem", "DeleteItem"], connections: true, verifiesTokens: true },
+  httpCancelSession: {
+    entry: "functions/http-cancel-session.ts",
+    trigger: http("POST", "/v1/sessions/{id}/cancel"),
+    table: ["GetItem", "Query", "UpdateItem", "DeleteItem"],
+    connections: true,
+    verifiesTokens: true,
+  },
   httpPutTarget: { entry: "functions/http-put-target.ts", trigger: http("PUT", "/v1/notification-targets/{id}"), table: ["UpdateItem"], verifiesTokens: true },
   httpListTargets: { entry: "functions/http-list-targets.ts", trigger: http("GET", "/v1/notification-targets"), table: ["Query"], verifiesTokens: true },
   httpGetTarget: { entry: "functions/http-get-target.ts", trigger: http("GET", "/v1/notification-targets/{id}"), table: ["GetItem"], verifiesTokens: true },
   httpDeleteTarget: { entry: "functions/http-delete-target.ts", trigger: http("DELETE", "/v1/notification-targets/{id}"), table: ["DeleteItem"], verifiesTokens: true },
   httpRotateTarget: { entry: "functions/http-rotate-target.ts", trigger: http("POST", "/v1/notification-targets/{id}/rotate"), table: ["GetItem", "UpdateItem"], verifiesTokens: true },
-  httpPostMessage: { entry: "functions/http-post-message.ts", trigger: http("POST", "/v1/sessions/{id}/messages"), table: ["GetItem", "Query", "PutItem", "UpdateItem", "DeleteItem"], connections: true, verifiesTokens: true },
+  httpPostMessage: {
+    entry: "functions/http-post-message.ts",
+    trigger: http("POST", "/v1/sessions/{id}/messages"),
+    table: ["GetItem", "Query", "PutItem", "UpdateItem", "DeleteItem"],
+    connections: true,
+    verifiesTokens: true,
+  },
 
   streams: { entry: "functions/streams.ts", trigger: { kind: "stream" }, table: ["GetItem", "Query", "PutItem", "UpdateItem", "DeleteItem"], connections: true, scheduler: true },
   timerDeadline: { entry: "functions/timer-deadline.ts", trigger: { kind: "timer", timer: "deadline" }, table: ["GetItem", "UpdateItem", "DeleteItem"], connections: true },

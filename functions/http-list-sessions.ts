@@ -10,7 +10,15 @@ export const handler = httpHandler(async ({ caller, query }, { tollgate, signing
   if (q.ids !== undefined) {
     const ids = q.ids.split(",").filter(Boolean);
     if (ids.length === 0 || ids.length > LIMITS.idsPerLookup) throw badRequest(`ids takes 1 to ${LIMITS.idsPerLookup} ids`);
-    return { body: { sessions: await tollgate.sessions.lookup(caller, ids.map((id) => parse(Id, id))), next_cursor: null } };
+    return {
+      body: {
+        sessions: await tollgate.sessions.lookup(
+          caller,
+          ids.map((id) => parse(Id, id)),
+        ),
+        next_cursor: null,
+      },
+    };
   }
   const key = await signingKey();
   const after = q.cursor ? decodeCursor(key, caller.tenant, q.cursor) : undefined;

@@ -6,7 +6,7 @@ import { Id, PostEventBody } from "./shared/schemas.js";
 export const handler = httpHandler(async ({ caller, path, body }, { tollgate }) => {
   const sessionId = parse(Id, path.id);
   const event = parse(PostEventBody, body);
-    switch (event.type) {
+  switch (event.type) {
     case "response.elicitation_request": {
       const raised = await tollgate.elicitations.raise(caller, { ...event, session_id: sessionId });
       return { status: raised.created ? 201 : 200, body: { elicitation_id: raised.elicitation_id, deadline: raised.deadline } };

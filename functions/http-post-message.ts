@@ -8,7 +8,7 @@ export const handler = httpHandler(async ({ caller, path, body }, { tollgate }) 
   requireRole(caller, "sendMessage");
   const sessionId = parse(Id, path.id);
   const message = parse(PostMessageBody, body);
-    await tollgate.sessions.find(caller.tenant, sessionId);
+  await tollgate.sessions.find(caller.tenant, sessionId);
   if (message.from_session_id) await tollgate.sessions.find(caller.tenant, message.from_session_id);
   const result = await tollgate.messages.send(caller.tenant, sessionId, { kind: "message", ...message });
   return { status: result.status === "held" ? 202 : 200, body: result };

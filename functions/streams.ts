@@ -21,9 +21,7 @@ export const handler = async (event: DynamoDBStreamEvent, context: Context) => {
   const audience = tollgate.subscriptions.audience();
   const react = (record: DynamoDBRecord) => {
     const key = itemKey(record);
-    const run = (previous.get(key) ?? Promise.resolve()).then(() =>
-      tollgate.react({ old: image(record.dynamodb?.OldImage), new: image(record.dynamodb?.NewImage) }, audience),
-    );
+    const run = (previous.get(key) ?? Promise.resolve()).then(() => tollgate.react({ old: image(record.dynamodb?.OldImage), new: image(record.dynamodb?.NewImage) }, audience));
     previous.set(key, run);
     return run;
   };

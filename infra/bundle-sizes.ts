@@ -50,11 +50,7 @@ export function bundleSizes(outdir: string, stackName = "Tollgate"): BundleSize[
     // The asset folder: from the asset metadata the CLI asks for, else from the S3 key's hash.
     const s3Key = (resource.Properties?.Code as { S3Key?: unknown } | undefined)?.S3Key;
     const asset =
-      typeof resource.Metadata?.["aws:asset:path"] === "string"
-        ? (resource.Metadata["aws:asset:path"] as string)
-        : typeof s3Key === "string"
-          ? `asset.${s3Key.replace(/\.zip$/, "")}`
-          : undefined;
+      typeof resource.Metadata?.["aws:asset:path"] === "string" ? (resource.Metadata["aws:asset:path"] as string) : typeof s3Key === "string" ? `asset.${s3Key.replace(/\.zip$/, "")}` : undefined;
     if (!asset || !fs.existsSync(path.join(outdir, asset, "index.mjs"))) continue;
     const assetDir = path.join(outdir, asset);
     const code = fs.readFileSync(path.join(assetDir, "index.mjs"));
@@ -82,15 +78,10 @@ const kib = (n: number) => `${(n / 1024).toFixed(1)}`;
  * every package in the bundle.
  */
 export function markdownTable(sizes: BundleSize[], direct?: ReadonlySet<string>): string {
-  const lines = [
-    "| function | index.mjs (KiB) | gzip (KiB) | source map (KiB) | dependencies bundled | packages in all |",
-    "| --- | ---: | ---: | ---: | --- | ---: |",
-  ];
+  const lines = ["| function | index.mjs (KiB) | gzip (KiB) | source map (KiB) | dependencies bundled | packages in all |", "| --- | ---: | ---: | ---: | --- | ---: |"];
   for (const s of sizes) {
     const named = direct ? s.packages.filter((p) => direct.has(p)) : s.packages;
-    lines.push(
-      `| ${s.name} | ${kib(s.bytes)} | ${kib(s.gzipBytes)} | ${kib(s.mapBytes)} | ${named.join(", ") || "none"} | ${s.packages.length} |`,
-    );
+    lines.push(`| ${s.name} | ${kib(s.bytes)} | ${kib(s.gzipBytes)} | ${kib(s.mapBytes)} | ${named.join(", ") || "none"} | ${s.packages.length} |`);
   }
   const total = sizes.reduce((a, s) => a + s.bytes, 0);
   const gz = sizes.reduce((a, s) => a + s.gzipBytes, 0);

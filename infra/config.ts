@@ -148,11 +148,13 @@ function list(node: Node, key: string, fallback: readonly string[]): string[] {
   const v: unknown = node.tryGetContext(key);
   if (v === undefined || v === null || v === "") return [...fallback];
   if (Array.isArray(v)) return v.map(String);
-  return String(v).split(",").map((s) => s.trim()).filter(Boolean);
+  return String(v)
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
-const identitySourcePattern =
-  /^(route\.request\.(header|querystring)\.[A-Za-z0-9._-]+|stageVariables\.[A-Za-z0-9._-]+|context\.[A-Za-z0-9._-]+)$/;
+const identitySourcePattern = /^(route\.request\.(header|querystring)\.[A-Za-z0-9._-]+|stageVariables\.[A-Za-z0-9._-]+|context\.[A-Za-z0-9._-]+)$/;
 
 function identitySources(node: Node): string[] {
   const sources = list(node, contextKeys.wsIdentitySource, defaults.wsIdentitySource);

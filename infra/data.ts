@@ -77,9 +77,7 @@ export class TollgateData extends StackPart {
 
   private existingSecret(arn: string): secretsmanager.ISecret {
     // A complete ARN ends in the 6-character suffix Secrets Manager appends to the name.
-    return /-[A-Za-z0-9]{6}$/.test(arn)
-      ? secretsmanager.Secret.fromSecretCompleteArn(this, "JwtSecret", arn)
-      : secretsmanager.Secret.fromSecretPartialArn(this, "JwtSecret", arn);
+    return /-[A-Za-z0-9]{6}$/.test(arn) ? secretsmanager.Secret.fromSecretCompleteArn(this, "JwtSecret", arn) : secretsmanager.Secret.fromSecretPartialArn(this, "JwtSecret", arn);
   }
 
   private generatedSecret(removalPolicy: RemovalPolicy): secretsmanager.ISecret {

@@ -15,14 +15,7 @@ import type * as logs from "aws-cdk-lib/aws-logs";
 import type * as secretsmanager from "aws-cdk-lib/aws-secretsmanager";
 import type * as sqs from "aws-cdk-lib/aws-sqs";
 import type { Construct } from "constructs";
-import {
-  type FunctionName,
-  type FunctionSpec,
-  functions as catalog,
-  type TimerName,
-  type Trigger,
-  timerFunctions,
-} from "../functions/catalog.js";
+import { type FunctionName, type FunctionSpec, functions as catalog, type TimerName, type Trigger, timerFunctions } from "../functions/catalog.js";
 import type { TollgateConfig } from "./config.js";
 import { StackPart } from "./part.js";
 import { type ConnectionsBinding, constructIdFor, type SchedulerBinding, TollgateFunction } from "./tollgate-function.js";

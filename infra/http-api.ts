@@ -26,13 +26,7 @@ export class TollgateHttpApi extends StackPart {
       createDefaultStage: false,
       corsPreflight: {
         allowOrigins: cfg.corsOrigins,
-        allowMethods: [
-          apigwv2.CorsHttpMethod.GET,
-          apigwv2.CorsHttpMethod.PUT,
-          apigwv2.CorsHttpMethod.POST,
-          apigwv2.CorsHttpMethod.DELETE,
-          apigwv2.CorsHttpMethod.OPTIONS,
-        ],
+        allowMethods: [apigwv2.CorsHttpMethod.GET, apigwv2.CorsHttpMethod.PUT, apigwv2.CorsHttpMethod.POST, apigwv2.CorsHttpMethod.DELETE, apigwv2.CorsHttpMethod.OPTIONS],
         allowHeaders: ["authorization", "content-type"],
         maxAge: Duration.hours(1),
       },
@@ -78,10 +72,7 @@ export class TollgateHttpApi extends StackPart {
       "Bearer tokens are verified inside each handler so that refusals keep the protocol's " +
       '{"error":{"code":"unauthorized"}} body and codes, which an API Gateway authorizer cannot produce; ' +
       "the routes the catalog marks public (GET /healthz, GET /openapi.json) are public by design.";
-    Validations.of(this.api).acknowledge(
-      { id: "AwsSolutions-APIG4", reason },
-      { id: "cdk-validator-cfnguard::api_gw_v2_authorization_type_configured_check", reason },
-    );
+    Validations.of(this.api).acknowledge({ id: "AwsSolutions-APIG4", reason }, { id: "cdk-validator-cfnguard::api_gw_v2_authorization_type_configured_check", reason });
     acknowledgeApiInvokePermissions(this.api);
   }
 }

@@ -51,8 +51,7 @@ export class TollgateSchedules extends StackPart {
     this.deadLetterQueue = deadLetterQueue(
       this,
       "SchedulerDeadLetterQueue",
-      "This queue is itself the dead-letter destination of Tollgate's one-time schedules; an alarm fires on " +
-        "its first message. It needs no DLQ of its own.",
+      "This queue is itself the dead-letter destination of Tollgate's one-time schedules; an alarm fires on " + "its first message. It needs no DLQ of its own.",
     );
     this.role.addToPolicy(
       new iam.PolicyStatement({

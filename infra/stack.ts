@@ -53,10 +53,7 @@ const validRetentions = new Set(Object.values(logs.RetentionDays).filter((v): v 
 
 function logRetentionOf(cfg: TollgateConfig): logs.RetentionDays {
   if (!validRetentions.has(cfg.logRetentionDays)) {
-    throw new Error(
-      `context tollgate:logRetentionDays: ${cfg.logRetentionDays} is not a CloudWatch Logs retention ` +
-        `(one of ${[...validRetentions].sort((a, b) => a - b).join(", ")})`,
-    );
+    throw new Error(`context tollgate:logRetentionDays: ${cfg.logRetentionDays} is not a CloudWatch Logs retention ` + `(one of ${[...validRetentions].sort((a, b) => a - b).join(", ")})`);
   }
   return cfg.logRetentionDays as logs.RetentionDays;
 }
@@ -136,21 +133,46 @@ export class TollgateStack extends Stack {
     if (this.signIn) {
       new CfnOutput(this, "IssuerUrl", { description: "The user pool's OpenID issuer (the inbox's ?issuer=, tollgate token --issuer)", value: this.signIn.issuer });
       new CfnOutput(this, "InboxClientId", { description: "App client for the inbox (?client_id=)", value: this.signIn.inboxClient.userPoolClientId });
-      new CfnOutput(this, "MachineClientId", { description: "App client for runners (client credentials; its secret is shown by describe-user-pool-client)", value: this.signIn.machineClient.userPoolClientId });
+      new CfnOutput(this, "MachineClientId", {
+        description: "App client for runners (client credentials; its secret is shown by describe-user-pool-client)",
+        value: this.signIn.machineClient.userPoolClientId,
+      });
       new CfnOutput(this, "UserPoolId", { value: this.signIn.pool.userPoolId });
     }
   }
 
   // The parts' main resources, by the names readers and tests look for.
-  get table(): dynamodb.Table { return this.data.table; }
-  get jwtSecret(): secretsmanager.ISecret { return this.data.jwtSecret; }
-  get failureQueue(): sqs.Queue { return this.data.failureQueue; }
-  get functions(): Record<FunctionName, TollgateFunction> { return this.lambdas.byName; }
-  get scheduleGroup(): scheduler.ScheduleGroup { return this.schedules.group; }
-  get schedulerRole(): iam.Role { return this.schedules.role; }
-  get webSocketApi(): apigwv2.WebSocketApi { return this.webSocket.api; }
-  get webSocketStage(): apigwv2.WebSocketStage { return this.webSocket.stage; }
-  get httpApi(): apigwv2.HttpApi { return this.http.api; }
-  get httpStage(): apigwv2.HttpStage { return this.http.stage; }
-  get alarmTopic(): sns.Topic { return this.alarms.topic; }
+  get table(): dynamodb.Table {
+    return this.data.table;
+  }
+  get jwtSecret(): secretsmanager.ISecret {
+    return this.data.jwtSecret;
+  }
+  get failureQueue(): sqs.Queue {
+    return this.data.failureQueue;
+  }
+  get functions(): Record<FunctionName, TollgateFunction> {
+    return this.lambdas.byName;
+  }
+  get scheduleGroup(): scheduler.ScheduleGroup {
+    return this.schedules.group;
+  }
+  get schedulerRole(): iam.Role {
+    return this.schedules.role;
+  }
+  get webSocketApi(): apigwv2.WebSocketApi {
+    return this.webSocket.api;
+  }
+  get webSocketStage(): apigwv2.WebSocketStage {
+    return this.webSocket.stage;
+  }
+  get httpApi(): apigwv2.HttpApi {
+    return this.http.api;
+  }
+  get httpStage(): apigwv2.HttpStage {
+    return this.http.stage;
+  }
+  get alarmTopic(): sns.Topic {
+    return this.alarms.topic;
+  }
 }

@@ -22,8 +22,7 @@ import { mainTable } from "../functions/shared/tables.js";
 import { acknowledgeLogGroupChoices, acknowledgeWildcardResource } from "./nag.js";
 
 /** esbuild's output is ESM; a few CommonJS dependencies still call `require` for builtins. */
-export const esmRequireBanner =
-  "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
+export const esmRequireBanner = "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
 
 /** Where the `@connections` API of the WebSocket stage is. */
 export interface ConnectionsBinding {
@@ -200,8 +199,7 @@ export class TollgateFunction extends Construct {
       acknowledgeWildcardResource(
         this.role,
         resource,
-        "Connection ids are minted by API Gateway at run time; the grant is POST (and, where a token's expiry closes " +
-          "the connection, DELETE) to @connections of this one API and stage only.",
+        "Connection ids are minted by API Gateway at run time; the grant is POST (and, where a token's expiry closes " + "the connection, DELETE) to @connections of this one API and stage only.",
       );
     }
   }
@@ -231,12 +229,7 @@ export class TollgateFunction extends Construct {
         resources: [schedules],
       }),
     );
-    acknowledgeWildcardResource(
-      this.role,
-      schedules,
-      "Schedules are one-time and named at run time after what they guard; the grant is " +
-        "limited to Tollgate's own schedule group.",
-    );
+    acknowledgeWildcardResource(this.role, schedules, "Schedules are one-time and named at run time after what they guard; the grant is " + "limited to Tollgate's own schedule group.");
     this.role.addToPolicy(
       new iam.PolicyStatement({
         sid: "PassSchedulerRole",

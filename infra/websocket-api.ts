@@ -82,10 +82,7 @@ export class TollgateWebSocketApi extends StackPart {
       "WebSocket access logs need the account-wide API Gateway CloudWatch Logs role, which this stack " +
       "does not set unless asked (tollgate:apiGatewayCloudWatchRole or tollgate:webSocketAccessLogs, " +
       "docs/deploy.md); every handler still logs each frame it serves to its own log group.";
-    Validations.of(this.stage).acknowledge(
-      { id: "AwsSolutions-APIG1", reason },
-      { id: "cdk-validator-cfnguard::api_gw_v2_access_logs_enabled_check", reason },
-    );
+    Validations.of(this.stage).acknowledge({ id: "AwsSolutions-APIG1", reason }, { id: "cdk-validator-cfnguard::api_gw_v2_access_logs_enabled_check", reason });
   }
 
   /** WebSocket (unlike HTTP) API access logging needs the account-level CloudWatch Logs role. */
@@ -99,9 +96,7 @@ export class TollgateWebSocketApi extends StackPart {
     cwRole.applyRemovalPolicy(RemovalPolicy.RETAIN);
     Validations.of(cwRole).acknowledge({
       id: "AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]",
-      reason:
-        "This is the account-wide role API Gateway assumes to write logs to log groups it creates per API " +
-        "and stage; AWS documents this managed policy for exactly that purpose.",
+      reason: "This is the account-wide role API Gateway assumes to write logs to log groups it creates per API " + "and stage; AWS documents this managed policy for exactly that purpose.",
     });
     const account = new apigw.CfnAccount(this, "ApiGatewayAccount", { cloudWatchRoleArn: cwRole.roleArn });
     account.applyRemovalPolicy(RemovalPolicy.RETAIN);
@@ -134,10 +129,7 @@ export class TollgateWebSocketApi extends StackPart {
         const reason =
           "API Gateway runs WebSocket authorizers on $connect only; every later frame of the connection is " +
           "authorised by the $connect authorizer, and handlers check the caller recorded for the connection.";
-        Validations.of(route).acknowledge(
-          { id: "AwsSolutions-APIG4", reason },
-          { id: "cdk-validator-cfnguard::api_gw_v2_authorization_type_configured_check", reason },
-        );
+        Validations.of(route).acknowledge({ id: "AwsSolutions-APIG4", reason }, { id: "cdk-validator-cfnguard::api_gw_v2_authorization_type_configured_check", reason });
       }
     }
     acknowledgeApiInvokePermissions(this.api);

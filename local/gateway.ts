@@ -24,7 +24,13 @@ interface HttpRoute {
 /** Another service answering on the gateway's port: true when it handled the request. */
 export type Mount = (req: IncomingMessage, res: ServerResponse, url: URL, body: string) => Promise<boolean>;
 
-const contentTypes: Record<string, string> = { ".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8", ".svg": "image/svg+xml", ".json": "application/json" };
+const contentTypes: Record<string, string> = {
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+  ".svg": "image/svg+xml",
+  ".json": "application/json",
+};
 
 function httpRoutes(): HttpRoute[] {
   return Object.entries(functions).flatMap(([name, spec]) => {
@@ -126,9 +132,7 @@ export function createGateway(options: { invoke: Invoke; clock: Clock; mounts: M
         void sockets.onUpgrade(req, socket, head).catch(() => socket.destroy());
       });
       return new Promise((done, fail) => {
-        server.once("error", (error: NodeJS.ErrnoException) =>
-          fail(error.code === "EADDRINUSE" ? new Error(`port ${port} on ${host} is already in use (set TOLLGATE_PORT to another port)`) : error),
-        );
+        server.once("error", (error: NodeJS.ErrnoException) => fail(error.code === "EADDRINUSE" ? new Error(`port ${port} on ${host} is already in use (set TOLLGATE_PORT to another port)`) : error));
         server.listen(port, host, () => done((server.address() as { port: number }).port));
       });
     },

@@ -13,8 +13,7 @@ const NAME = /^[0-9a-zA-Z\-_.]+$/;
 const SQS_ARN = /^arn:aws(-[a-z]+)?:sqs:[a-z0-9-]+:\d{12}:[a-zA-Z0-9\-_]+$/;
 
 /** The wording of AWS's request validation ("1 validation error detected: Value ... at ..."). */
-const violation = (value: unknown, field: string, constraint: string) =>
-  `1 validation error detected: Value '${value}' at '${field}' failed to satisfy constraint: ${constraint}`;
+const violation = (value: unknown, field: string, constraint: string) => `1 validation error detected: Value '${value}' at '${field}' failed to satisfy constraint: ${constraint}`;
 
 export function parseAt(expression: string): number | undefined {
   const match = /^at\((\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})\)$/.exec(expression);

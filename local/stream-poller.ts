@@ -12,7 +12,15 @@
  * reaction tolerates (delivery is at least once, as with Lambda's event source mapping).
  */
 import { appendFileSync } from "node:fs";
-import { DescribeStreamCommand, ExpiredIteratorException, GetRecordsCommand, type GetRecordsCommandOutput, GetShardIteratorCommand, type DynamoDBStreamsClient, type _Record } from "@aws-sdk/client-dynamodb-streams";
+import {
+  DescribeStreamCommand,
+  ExpiredIteratorException,
+  GetRecordsCommand,
+  type GetRecordsCommandOutput,
+  GetShardIteratorCommand,
+  type DynamoDBStreamsClient,
+  type _Record,
+} from "@aws-sdk/client-dynamodb-streams";
 import { GetCommand, PutCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { DynamoDBBatchResponse } from "aws-lambda";
 import type { Invoke } from "./lambda.js";
@@ -96,7 +104,10 @@ export function createStreamPoller(o: StreamPollerOptions) {
         o.log(`streams handler failed the whole batch: ${first.name}: ${first.message}`);
         failedFrom = batch[0].dynamodb?.SequenceNumber;
       }
-      const index = Math.max(0, batch.findIndex((r) => r.dynamodb?.SequenceNumber === failedFrom));
+      const index = Math.max(
+        0,
+        batch.findIndex((r) => r.dynamodb?.SequenceNumber === failedFrom),
+      );
       batch = batch.slice(index);
       if (attempt >= o.maxRetries) {
         appendFileSync(o.failureLog, batch.map((r) => JSON.stringify(toLambdaRecord(r))).join("\n") + "\n");

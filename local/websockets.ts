@@ -32,9 +32,7 @@ interface Live {
   quiet: () => void;
 }
 
-const wsRoutes = new Map<string, FunctionName>(
-  Object.entries(functions).flatMap(([name, spec]) => (spec.trigger.kind === "ws" ? [[spec.trigger.route, name as FunctionName]] : [])),
-);
+const wsRoutes = new Map<string, FunctionName>(Object.entries(functions).flatMap(([name, spec]) => (spec.trigger.kind === "ws" ? [[spec.trigger.route, name as FunctionName]] : [])));
 const authorizerName = Object.entries(functions).find(([, spec]) => spec.trigger.kind === "ws-authorizer")![0] as FunctionName;
 
 export function flatHeaders(req: IncomingMessage): Record<string, string> {
@@ -156,7 +154,15 @@ export function createWebSockets(options: { invoke: Invoke; clock: Clock; log: (
     wss.handleUpgrade(req, socket, head, (ws) => {
       opened = ws;
       const now = clock.now();
-      const connection: Live = { socket: ws, authorizer, connectedAt: now, lastActiveAt: now, sourceIp: req.socket.remoteAddress ?? "", userAgent: req.headers["user-agent"] ?? "", quiet: () => undefined };
+      const connection: Live = {
+        socket: ws,
+        authorizer,
+        connectedAt: now,
+        lastActiveAt: now,
+        sourceIp: req.socket.remoteAddress ?? "",
+        userAgent: req.headers["user-agent"] ?? "",
+        quiet: () => undefined,
+      };
       live.set(connectionId, connection);
       const active = watchTime(connection);
       ws.on("error", () => undefined); // a message over the limit: ws has closed the socket with 1009, as API Gateway does

@@ -93,7 +93,10 @@ async function smoke(f: Flags, print: (line: string) => void): Promise<void> {
   const runner = new TollgateRunner({
     url: f.ws,
     token: tokens.runner,
-    sessions: [{ session_id: parent, title: "smoke:parent" }, { session_id: child, parent_session_id: parent, title: "smoke:child" }],
+    sessions: [
+      { session_id: parent, title: "smoke:parent" },
+      { session_id: child, parent_session_id: parent, title: "smoke:child" },
+    ],
     onMessage: (m) => messages.push(m),
   });
   const step = async (name: string, body: () => Promise<unknown>) => {

@@ -46,11 +46,18 @@ export async function hookElicitationId(input: HookInput): Promise<string> {
   return idOf(`claude-code:${event}:`, call);
 }
 
-const text = (value: unknown) => (typeof value === "string" ? value : JSON.stringify(value, null, 2) ?? "");
+const text = (value: unknown) => (typeof value === "string" ? value : (JSON.stringify(value, null, 2) ?? ""));
 const excerpt = (value: string) => (value.length > EXCERPT ? `${value.slice(0, EXCERPT)}\n…` : value);
 
 function diff(before: unknown, after: unknown): string {
-  const lines = [...text(before).split("\n").map((l) => `- ${l}`), ...text(after).split("\n").map((l) => `+ ${l}`)];
+  const lines = [
+    ...text(before)
+      .split("\n")
+      .map((l) => `- ${l}`),
+    ...text(after)
+      .split("\n")
+      .map((l) => `+ ${l}`),
+  ];
   const shown = lines.slice(0, DIFF_LINES);
   return excerpt([...shown, ...(lines.length > shown.length ? [`… ${lines.length - shown.length} more lines`] : [])].join("\n"));
 }

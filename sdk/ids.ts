@@ -11,4 +11,3 @@ export async function digest(text: string): Promise<string> {
 export async function idOf(prefix: string, text: string): Promise<string> {
   return text.replace(ID_CHARS, "_") === text && prefix.length + text.length <= 128 ? `${prefix}${text}` : `${prefix}${await digest(text)}`;
 }
-

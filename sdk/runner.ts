@@ -256,11 +256,14 @@ export class TollgateRunner {
   private startPinging(link: Link) {
     clearInterval(this.pinger);
     this.heard = true;
-    this.pinger = setInterval(() => {
-      if (!this.heard) return this.drop(link);
-      this.heard = false;
-      this.request({ action: "ping" }, "pong").catch(() => undefined);
-    }, this.options.pingEveryMs ?? 5 * 60_000);
+    this.pinger = setInterval(
+      () => {
+        if (!this.heard) return this.drop(link);
+        this.heard = false;
+        this.request({ action: "ping" }, "pong").catch(() => undefined);
+      },
+      this.options.pingEveryMs ?? 5 * 60_000,
+    );
     unref(this.pinger);
   }
 
@@ -302,7 +305,8 @@ export class TollgateRunner {
     }
     return new Promise((resolve, reject) => {
       this.replies.set(ref, {
-        resolve: (reply) => (reply.type === "error" ? reject(new TollgateError(reply.code, reply.message)) : reply.type === expect ? resolve(reply) : reject(new TollgateError("bad_reply", reply.type))),
+        resolve: (reply) =>
+          reply.type === "error" ? reject(new TollgateError(reply.code, reply.message)) : reply.type === expect ? resolve(reply) : reject(new TollgateError("bad_reply", reply.type)),
         reject,
       });
       link.send(text);

@@ -85,7 +85,14 @@ it("records its knobs and draws the CDF next to the JSON, and prints the table",
 
 it("measures the cost per elicitation from counted capacity, invocations and messages, and prices it", () => {
   const cost = report.cost;
-  expect(cost).toMatchObject({ elicitations: 8, errors: 0, perMillionUsd: expect.any(Number), wruPerElicitation: expect.any(Number), rruPerElicitation: expect.any(Number), wsMessagesPerElicitation: expect.any(Number) });
+  expect(cost).toMatchObject({
+    elicitations: 8,
+    errors: 0,
+    perMillionUsd: expect.any(Number),
+    wruPerElicitation: expect.any(Number),
+    rruPerElicitation: expect.any(Number),
+    wsMessagesPerElicitation: expect.any(Number),
+  });
   for (const key of ["wruPerElicitation", "rruPerElicitation", "wsMessagesPerElicitation", "lambdaInvocationsPerElicitation"]) expect(cost[key]).toBeGreaterThan(0);
   const summed = Object.values(cost.breakdownUsd as Record<string, number>).reduce((a, b) => a + b, 0);
   expect(Math.abs(summed - cost.perMillionUsd)).toBeLessThan(0.1);
@@ -121,5 +128,9 @@ it("measures each chosen function's cold start beside its bundle size, against a
 it("sets each headline figure beside the previous run's", () => {
   const previous = { generatedAt: "before", machine: { commit: "abc" }, roundTrip: { p50: 10 }, cost: { perMillionUsd: 20 } };
   const spread = spreadOf(previous, { roundTrip: { p50: 11 }, cost: { perMillionUsd: 19 }, park: { p50: 3 } });
-  expect(spread).toEqual({ previousRun: "before", previousCommit: "abc", figures: { "roundTrip.p50": { previous: 10, now: 11, changePercent: 10 }, "cost.perMillionUsd": { previous: 20, now: 19, changePercent: -5 } } });
+  expect(spread).toEqual({
+    previousRun: "before",
+    previousCommit: "abc",
+    figures: { "roundTrip.p50": { previous: 10, now: 11, changePercent: 10 }, "cost.perMillionUsd": { previous: 20, now: 19, changePercent: -5 } },
+  });
 });

@@ -46,15 +46,13 @@ it("keeps every verdict exact under disconnects and duplicate deliveries", { tim
       const abort = new AbortController();
       outcomes.set(id, { settled: 0 });
       waits.push(
-        runners[r]
-          .elicit({ sessionId: `conv_chaos_${r}`, elicitationId: id, params: { message: `chaos ${id}` }, timeoutSeconds: kind === 0 ? 1 : 60, signal: abort.signal })
-          .then(
-            (verdict) => Object.assign(outcomes.get(id)!, { settled: outcomes.get(id)!.settled + 1, verdict }),
-            (error: Error) => {
-              expect(`${error.name}: ${(error as { code?: string }).code ?? ""} ${error.message}`).toMatch(/^AbortError/);
-              Object.assign(outcomes.get(id)!, { settled: outcomes.get(id)!.settled + 1, aborted: true });
-            },
-          ),
+        runners[r].elicit({ sessionId: `conv_chaos_${r}`, elicitationId: id, params: { message: `chaos ${id}` }, timeoutSeconds: kind === 0 ? 1 : 60, signal: abort.signal }).then(
+          (verdict) => Object.assign(outcomes.get(id)!, { settled: outcomes.get(id)!.settled + 1, verdict }),
+          (error: Error) => {
+            expect(`${error.name}: ${(error as { code?: string }).code ?? ""} ${error.message}`).toMatch(/^AbortError/);
+            Object.assign(outcomes.get(id)!, { settled: outcomes.get(id)!.settled + 1, aborted: true });
+          },
+        ),
       );
       if (kind === 1) setTimeout(() => abort.abort(), 200 + Math.random() * 500);
     }

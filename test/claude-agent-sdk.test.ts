@@ -12,7 +12,10 @@ import { eventually, startTollgate, type Harness } from "./support/tollgate.js";
 
 let t: Harness;
 let human: string;
-const { card, answer } = humanOf(() => t, () => human);
+const { card, answer } = humanOf(
+  () => t,
+  () => human,
+);
 let optionsFor: (runner: TollgateRunner, sessionId: string) => Options;
 beforeAll(async () => {
   t = await startTollgate();
@@ -40,7 +43,11 @@ it("allow: the human's accept returns the input to run", { timeout: 90_000 }, as
 
 it("deny: the human's decline returns their reason", { timeout: 90_000 }, async () => {
   const decide = await canUseTool("cas-deny");
-  const result = decide("Write", { file_path: "/repo/.env", content: "KEY=1\n" }, { signal: new AbortController().signal, toolUseID: "toolu_01CAS_DENY", requestId: "req_deny", title: "Claude wants to write .env" });
+  const result = decide(
+    "Write",
+    { file_path: "/repo/.env", content: "KEY=1\n" },
+    { signal: new AbortController().signal, toolUseID: "toolu_01CAS_DENY", requestId: "req_deny", title: "Claude wants to write .env" },
+  );
   const pending = await card("cas-deny");
   expect(pending.prompt).toMatch(/^Claude wants to write \.env: Write \/repo\/\.env/);
   expect((await answer("cas-deny", pending.elicitation_id, "decline", { message: "No secrets in the repository." })).status).toBe(200);

@@ -12,7 +12,10 @@ import { startTollgate, type Harness } from "./support/tollgate.js";
 let t: Harness;
 let env: Record<string, string>;
 let human: string;
-const { card, answer } = humanOf(() => t, () => human);
+const { card, answer } = humanOf(
+  () => t,
+  () => human,
+);
 beforeAll(async () => {
   t = await startTollgate();
   env = { TOLLGATE_URL: t.runtime.httpUrl, TOLLGATE_TOKEN: await t.token("runner") };

@@ -87,7 +87,10 @@ it("a refused ask (a human's token may not raise) is one line and exit 1", { tim
 it("demo narrates the child blocking, the parent woken after the grace, the answer, the child unblocked, the parent told", { timeout: 60_000 }, async () => {
   const out = await cli(["demo", "--json", "--wait", "20"], { ...env, TOLLGATE_TOKEN: await t.token("service", "demo") });
   expect(out.code, out.stderr).toBe(EXIT.ok);
-  const steps = out.stdout.trim().split("\n").map((l) => JSON.parse(l));
+  const steps = out.stdout
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l));
   expect(steps.map((s) => s.event)).toEqual([
     "parent_connected",
     "child_connected",

@@ -21,7 +21,9 @@ beforeAll(async () => {
 async function listed(query = "") {
   const items: any[] = [];
   for (let cursor: string | null = null; ; ) {
-    const page: { items: any[]; next_cursor: string | null } = (await run.t.http(await run.t.token("human"), "GET", `/v1/history?limit=1${query}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`)).body;
+    const page: { items: any[]; next_cursor: string | null } = (
+      await run.t.http(await run.t.token("human"), "GET", `/v1/history?limit=1${query}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`)
+    ).body;
     items.push(...page.items);
     cursor = page.next_cursor;
     if (!cursor) return items;
@@ -49,7 +51,10 @@ describe("history", () => {
   it("--since 7d --jsonl writes the server's export, every page, one decision per line", async () => {
     const out = await cli(["history", "--since", "7d", "--jsonl", "--limit", "1"], run.env);
     expect(out.code, out.stderr).toBe(EXIT.ok);
-    const lines = out.stdout.split("\n").filter(Boolean).map((line) => JSON.parse(line));
+    const lines = out.stdout
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => JSON.parse(line));
     expect(lines).toEqual(await listed());
     expect(lines.map((e) => e.elicitation_id)).toEqual(["clh_3", "clh_2", "clh_1"]);
     expect(lines[2].verdict).toMatchObject({ action: "decline", message: "not on Fridays", via: "token" });
@@ -62,9 +67,19 @@ describe("history", () => {
     expect(rows).toHaveLength(3);
     expect(rows[2]).toMatch(/decline clh_1 in clh by human-1 \(answered, token\)\s+clh_1\?\s+"not on Fridays"/);
     const mine = await cli(["history", "--resolved-by", "human-2", "--json"], run.env);
-    expect(mine.stdout.trim().split("\n").map((l) => JSON.parse(l))).toEqual(await listed("&resolved_by=human-2"));
+    expect(
+      mine.stdout
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l)),
+    ).toEqual(await listed("&resolved_by=human-2"));
     const declined = await cli(["history", "--action", "decline", "--session", "clh", "--json"], run.env);
-    expect(declined.stdout.trim().split("\n").map((l) => JSON.parse(l).elicitation_id)).toEqual(["clh_1"]);
+    expect(
+      declined.stdout
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l).elicitation_id),
+    ).toEqual(["clh_1"]);
     expect((await cli(["history", "--until", "7d"], run.env)).stdout).toBe("");
   });
 

@@ -89,7 +89,14 @@ it("gives up after three failed attempts, and a re-publish of the same request t
   // The stream armed a second-round schedule for it.
   const scheduler = new SchedulerClient({ endpoint: t.runtime.httpUrl, region: "us-east-1", credentials });
   const second = scheduleName("escalation", `acme-${b.id}-2`);
-  await expect.poll(() => scheduler.send(new GetScheduleCommand({ Name: second, GroupName: "tollgate" })).then((s) => s.Name, () => undefined)).toBe(second);
+  await expect
+    .poll(() =>
+      scheduler.send(new GetScheduleCommand({ Name: second, GroupName: "tollgate" })).then(
+        (s) => s.Name,
+        () => undefined,
+      ),
+    )
+    .toBe(second);
   scheduler.destroy();
   await working.escalation.fire("acme", b.id, 1); // the first round's schedule, late: nothing
   await working.escalation.fire("acme", b.id, 2);

@@ -120,7 +120,11 @@ describe("escalation", () => {
     const b = await blockedChild("esc6");
     const scheduler = new SchedulerClient({ endpoint: t.runtime.httpUrl, region: "us-east-1", credentials: { accessKeyId: "local", secretAccessKey: "local" } });
     const name = scheduleName("escalation", `acme-${b.elicitationId}-1`);
-    const state = () => scheduler.send(new GetScheduleCommand({ Name: name, GroupName: "tollgate" })).then(() => "exists", (e: Error) => e.name);
+    const state = () =>
+      scheduler.send(new GetScheduleCommand({ Name: name, GroupName: "tollgate" })).then(
+        () => "exists",
+        (e: Error) => e.name,
+      );
     await expect.poll(state, { interval: 10 }).toBe("exists");
     await answer(b.childId, b.elicitationId);
     await expect.poll(state).toBe("ResourceNotFoundException");

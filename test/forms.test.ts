@@ -31,10 +31,26 @@ const everyKind = {
     ratio: { type: "number", minimum: 0, maximum: 1 },
     notify: { type: "boolean", default: true },
     env: { type: "string", enum: ["staging", "production"], default: "staging" },
-    region: { type: "string", title: "Region", oneOf: [{ const: "eu-west-1", title: "Ireland" }, { const: "us-east-1", title: "Virginia" }] },
+    region: {
+      type: "string",
+      title: "Region",
+      oneOf: [
+        { const: "eu-west-1", title: "Ireland" },
+        { const: "us-east-1", title: "Virginia" },
+      ],
+    },
     legacy: { type: "string", enum: ["s", "m", "l"], enumNames: ["Small", "Medium", "Large"] },
     tags: { type: "array", minItems: 1, maxItems: 2, items: { type: "string", enum: ["red", "green", "blue"] }, default: ["red"] },
-    teams: { type: "array", maxItems: 3, items: { anyOf: [{ const: "ops", title: "Operations" }, { const: "sec", title: "Security" }] } },
+    teams: {
+      type: "array",
+      maxItems: 3,
+      items: {
+        anyOf: [
+          { const: "ops", title: "Operations" },
+          { const: "sec", title: "Security" },
+        ],
+      },
+    },
   },
   required: ["name", "email", "env", "region", "tags"],
 };
@@ -58,8 +74,7 @@ const valid = {
 async function raise(id: string, params: Record<string, unknown>) {
   return t.http(runner, "POST", "/v1/sessions/forms_s/events", { type: "response.elicitation_request", elicitation_id: id, params });
 }
-const answer = (id: string, action: string, content?: unknown) =>
-  t.http(human, "POST", "/v1/sessions/forms_s/events", { type: "approval", elicitation_id: id, action, content });
+const answer = (id: string, action: string, content?: unknown) => t.http(human, "POST", "/v1/sessions/forms_s/events", { type: "approval", elicitation_id: id, action, content });
 const read = (id: string) => t.http(human, "GET", `/v1/elicitations/${id}`);
 
 describe("the form grammar", () => {
@@ -136,7 +151,16 @@ describe("the form grammar", () => {
       [{ type: "string", enum: ["a", "b"], enumNames: ["A"] }, "f.enumNames"],
       [{ type: "string", enumNames: ["A"] }, "f.enumNames"],
       [{ type: "string", enum: ["a", "a"] }, "f.enum"],
-      [{ type: "string", oneOf: [{ const: "a", title: "A" }, { const: "a", title: "B" }] }, "f.oneOf"],
+      [
+        {
+          type: "string",
+          oneOf: [
+            { const: "a", title: "A" },
+            { const: "a", title: "B" },
+          ],
+        },
+        "f.oneOf",
+      ],
       [{ type: "string", oneOf: [{ const: "a" }] }, "f.oneOf.0.title"],
       [{ type: "string", oneOf: [] }, "f.oneOf"],
       [{ type: "string", enum: ["a"], default: "b" }, "f.default"],
@@ -186,7 +210,12 @@ describe("URL mode", () => {
   it("delivers the consent to the runner that asked over its socket", async () => {
     const socket = await t.socket(runner);
     expect((await socket.request({ action: "hello", sessions: [{ session_id: "forms_s" }] })).type).not.toBe("error");
-    const parked = await socket.request({ action: "elicit", session_id: "forms_s", elicitation_id: "url_ws", params: { mode: "url", message: "Pay the invoice", url: "https://pay.example.com/i/42", elicitationId: "pay-42" } });
+    const parked = await socket.request({
+      action: "elicit",
+      session_id: "forms_s",
+      elicitation_id: "url_ws",
+      params: { mode: "url", message: "Pay the invoice", url: "https://pay.example.com/i/42", elicitationId: "pay-42" },
+    });
     expect(parked.type).toBe("elicitation.parked");
     expect((await answer("url_ws", "decline")).status).toBe(200);
     const verdict = await socket.next((f) => f.type === "elicitation.verdict" && f.elicitation_id === "url_ws");

@@ -18,7 +18,6 @@ it("is 90 days unless set, in days, or in seconds where a shorter one is needed"
 });
 
 describe("retention", () => {
-
   it("a decision leaves the history once its retention has passed, whether or not TTL removed it yet", async () => {
     const runner = await short.token("runner");
     const human = await short.token("human");

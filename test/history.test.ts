@@ -87,7 +87,12 @@ beforeAll(async () => {
 
   const raise = async (id: string, session: string, timeout?: number) => {
     const message = `May I do ${id}?`;
-    const reply = await t.http(runner, "POST", `/v1/sessions/${session}/events`, { type: "response.elicitation_request", elicitation_id: id, params: { message }, ...(timeout ? { timeout_seconds: timeout } : {}) });
+    const reply = await t.http(runner, "POST", `/v1/sessions/${session}/events`, {
+      type: "response.elicitation_request",
+      elicitation_id: id,
+      params: { message },
+      ...(timeout ? { timeout_seconds: timeout } : {}),
+    });
     expect(reply.status).toBe(201);
     return { elicitation_id: id, session_id: session, ancestors: SESSIONS[session], message };
   };
@@ -125,7 +130,16 @@ beforeAll(async () => {
   await socket.request({ action: "hello", sessions: [{ session_id: "h_grand" }] });
   expect((await socket.request({ action: "elicit", session_id: "h_grand", elicitation_id: "h_gone", params: { message: "May I do h_gone?" } })).type).toBe("elicitation.parked");
   socket.close();
-  truth.push({ elicitation_id: "h_gone", session_id: "h_grand", ancestors: SESSIONS.h_grand, message: "May I do h_gone?", action: "cancel", reason: "runner_gone", resolved_by: "tollgate", via: "runner" });
+  truth.push({
+    elicitation_id: "h_gone",
+    session_id: "h_grand",
+    ancestors: SESSIONS.h_grand,
+    message: "May I do h_gone?",
+    action: "cancel",
+    reason: "runner_gone",
+    resolved_by: "tollgate",
+    via: "runner",
+  });
 
   // Another tenant's decisions, which acme never sees.
   const theirRunner = await t.token("runner", "runner-1", "globex");
@@ -203,7 +217,19 @@ describe("GET /v1/history", () => {
 
   it("refuses a bad query with bad_request", async () => {
     const human = await t.token("human");
-    for (const query of ["limit=0", "limit=201", "since=yesterday", "until=2026-13-01T00:00:00Z", "action=maybe", "session_id=bad%20id", "descendants=yes", "format=csv", "cursor=abc.def", "colour=red", "since=2026-12-02T00:00:00Z&until=2026-12-01T00:00:00Z"]) {
+    for (const query of [
+      "limit=0",
+      "limit=201",
+      "since=yesterday",
+      "until=2026-13-01T00:00:00Z",
+      "action=maybe",
+      "session_id=bad%20id",
+      "descendants=yes",
+      "format=csv",
+      "cursor=abc.def",
+      "colour=red",
+      "since=2026-12-02T00:00:00Z&until=2026-12-01T00:00:00Z",
+    ]) {
       const reply = await t.http(human, "GET", `/v1/history?${query}`);
       expect(reply.status, query).toBe(400);
       expect(reply.body.error.code).toBe("bad_request");
@@ -214,12 +240,19 @@ describe("GET /v1/history", () => {
     const human = await t.token("human", "auditor");
     const lines: any[] = [];
     for (let cursor: string | null = null; ; ) {
-      const response: Response = await fetch(`${t.runtime.httpUrl}/v1/history?format=jsonl&limit=5${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`, { headers: { authorization: `Bearer ${human}` } });
+      const response: Response = await fetch(`${t.runtime.httpUrl}/v1/history?format=jsonl&limit=5${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`, {
+        headers: { authorization: `Bearer ${human}` },
+      });
       expect(response.status).toBe(200);
       expect(response.headers.get("content-type")).toBe("application/x-ndjson");
       const text = await response.text();
       expect(text === "" || text.endsWith("\n")).toBe(true);
-      lines.push(...text.split("\n").filter(Boolean).map((line: string) => JSON.parse(line)));
+      lines.push(
+        ...text
+          .split("\n")
+          .filter(Boolean)
+          .map((line: string) => JSON.parse(line)),
+      );
       cursor = response.headers.get("x-next-cursor");
       if (!cursor) break;
     }

@@ -14,7 +14,13 @@ describe.skipIf(noBrowser)("reasons and decisions in the inbox", () => {
     const { t } = inbox;
     const root = sid("dec_root");
     const child = sid("dec_child");
-    const runner = await t.runner({ sub: "runner-1", sessions: [{ session_id: root, title: "Release" }, { session_id: child, parent_session_id: root, title: "builder:Push" }] });
+    const runner = await t.runner({
+      sub: "runner-1",
+      sessions: [
+        { session_id: root, title: "Release" },
+        { session_id: child, parent_session_id: root, title: "builder:Push" },
+      ],
+    });
     const verdict = runner.elicit({ sessionId: child, params: { message: "Push to main on a Friday?" } });
     const page = await inbox.open(`/#session=${root}`);
     await live(page);

@@ -19,10 +19,26 @@ const everyKind = {
     ratio: { type: "number", title: "Ratio", minimum: 0, maximum: 1 },
     notify: { type: "boolean", title: "Notify", default: true },
     env: { type: "string", title: "Environment", enum: ["staging", "production"], default: "staging" },
-    region: { type: "string", title: "Region", oneOf: [{ const: "eu-west-1", title: "Ireland" }, { const: "us-east-1", title: "Virginia" }] },
+    region: {
+      type: "string",
+      title: "Region",
+      oneOf: [
+        { const: "eu-west-1", title: "Ireland" },
+        { const: "us-east-1", title: "Virginia" },
+      ],
+    },
     size: { type: "string", title: "Size", enum: ["s", "m", "l"], enumNames: ["Small", "Medium", "Large"] },
     tags: { type: "array", title: "Tags", minItems: 1, maxItems: 2, items: { type: "string", enum: ["red", "green", "blue"] }, default: ["red"] },
-    teams: { type: "array", title: "Teams", items: { anyOf: [{ const: "ops", title: "Operations" }, { const: "sec", title: "Security" }] } },
+    teams: {
+      type: "array",
+      title: "Teams",
+      items: {
+        anyOf: [
+          { const: "ops", title: "Operations" },
+          { const: "sec", title: "Security" },
+        ],
+      },
+    },
   },
   required: ["name", "email", "region", "tags"],
 };
@@ -65,14 +81,29 @@ describe.skipIf(noBrowser)("the inbox's forms in a browser", () => {
     expect(await attr(card.getByLabel(/^Ratio( \*)?$/), "step")).toBe("any");
     expect(await card.getByLabel(/^Notify( \*)?$/).isChecked()).toBe(true);
     expect(await card.getByLabel(/^Environment( \*)?$/).inputValue()).toBe("staging");
-    expect(await card.getByLabel(/^Region( \*)?$/).locator("option").allTextContents()).toEqual(["Choose…", "Ireland", "Virginia"]);
-    expect(await card.getByLabel(/^Size( \*)?$/).locator("option").allTextContents()).toEqual(["—", "Small", "Medium", "Large"]);
+    expect(
+      await card
+        .getByLabel(/^Region( \*)?$/)
+        .locator("option")
+        .allTextContents(),
+    ).toEqual(["Choose…", "Ireland", "Virginia"]);
+    expect(
+      await card
+        .getByLabel(/^Size( \*)?$/)
+        .locator("option")
+        .allTextContents(),
+    ).toEqual(["—", "Small", "Medium", "Large"]);
     const tags = card.getByRole("group", { name: /Tags/ });
     expect(await tags.textContent()).toContain("pick at least 1, at most 2");
     expect(await tags.getByRole("checkbox").count()).toBe(3);
     expect(await tags.getByLabel(/^red( \*)?$/).isChecked()).toBe(true);
     expect(await tags.getByLabel(/^green( \*)?$/).isChecked()).toBe(false);
-    expect(await card.getByRole("group", { name: /Teams/ }).getByLabel(/^Operations( \*)?$/).isChecked()).toBe(false);
+    expect(
+      await card
+        .getByRole("group", { name: /Teams/ })
+        .getByLabel(/^Operations( \*)?$/)
+        .isChecked(),
+    ).toBe(false);
     expect((await status(id)).status).toBe("pending");
   });
 
@@ -92,7 +123,9 @@ describe.skipIf(noBrowser)("the inbox's forms in a browser", () => {
     const { page, card, id } = await cardFor({ message: "Configure the rollout", requestedSchema: everyKind });
     const accept = page.getByTestId(`accept-${id}`);
     const posted: string[] = [];
-    page.on("request", (r) => { if (r.method() === "POST") posted.push(r.url()); });
+    page.on("request", (r) => {
+      if (r.method() === "POST") posted.push(r.url());
+    });
     const refused = async (field: Locator, says: RegExp) => {
       await accept.click();
       expect(await valid(field)).toBe(false);
@@ -132,7 +165,10 @@ describe.skipIf(noBrowser)("the inbox's forms in a browser", () => {
     await card.getByLabel(/^Start( \*)?$/).fill("2026-12-24T18:30");
     await card.getByLabel(/^Ratio( \*)?$/).fill("0.25");
     await card.getByLabel(/^Size( \*)?$/).selectOption("m");
-    await card.getByRole("group", { name: /Teams/ }).getByLabel(/^Security( \*)?$/).check();
+    await card
+      .getByRole("group", { name: /Teams/ })
+      .getByLabel(/^Security( \*)?$/)
+      .check();
     await card.getByLabel(/^Notify( \*)?$/).uncheck();
     await accept.click();
     await expect.poll(() => text(page, `verdict-${id}`), poll).toMatch(/Accepted/);
@@ -140,8 +176,19 @@ describe.skipIf(noBrowser)("the inbox's forms in a browser", () => {
 
     const at = await page.evaluate(() => new Date("2026-12-24T18:30").toISOString());
     expect((await status(id)).verdict.content).toEqual({
-      name: "Grace", email: "grace@example.org", homepage: "https://example.org/grace", day: "2026-12-24", at,
-      replicas: 4, ratio: 0.25, notify: false, env: "staging", region: "us-east-1", size: "m", tags: ["green", "blue"], teams: ["sec"],
+      name: "Grace",
+      email: "grace@example.org",
+      homepage: "https://example.org/grace",
+      day: "2026-12-24",
+      at,
+      replicas: 4,
+      ratio: 0.25,
+      notify: false,
+      env: "staging",
+      region: "us-east-1",
+      size: "m",
+      tags: ["green", "blue"],
+      teams: ["sec"],
     });
     // The verdict shows choices by their titles.
     const shown = await text(page, `verdict-${id}`);
@@ -156,7 +203,9 @@ describe.skipIf(noBrowser)("the inbox's forms in a browser", () => {
     /** Every request a page makes to the address it shows (there must be none). */
     const watch = (page: Page) => {
       const seen: string[] = [];
-      page.on("request", (r) => { if (r.url().includes("example.com")) seen.push(r.url()); });
+      page.on("request", (r) => {
+        if (r.url().includes("example.com")) seen.push(r.url());
+      });
       return seen;
     };
 

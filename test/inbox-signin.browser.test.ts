@@ -47,7 +47,11 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)("inbox sign-in with an
   });
 
   const storage = (page: Page) =>
-    page.evaluate(() => ({ session: sessionStorage.getItem("tollgate.oidc.tokens"), local: Object.keys(localStorage).filter((k) => /token/i.test(k) && k !== "tollgate.token") , pasted: localStorage.getItem("tollgate.token") }));
+    page.evaluate(() => ({
+      session: sessionStorage.getItem("tollgate.oidc.tokens"),
+      local: Object.keys(localStorage).filter((k) => /token/i.test(k) && k !== "tollgate.token"),
+      pasted: localStorage.getItem("tollgate.token"),
+    }));
 
   it("signs in through the issuer's login page, answers as that person, renews the token and signs out", async () => {
     const runner = await t.runner({ sessions: [{ session_id: "signin_release", title: "release" }] });

@@ -11,7 +11,10 @@ import { startTollgate, type Harness } from "./support/tollgate.js";
 
 let t: Harness;
 let human: string;
-const { card, answer } = humanOf(() => t, () => human);
+const { card, answer } = humanOf(
+  () => t,
+  () => human,
+);
 let graph: InterruptibleGraph & { checkpointer?: unknown };
 beforeAll(async () => {
   t = await startTollgate();

@@ -24,7 +24,10 @@ interface Layer {
   packages: true | ((name: string) => boolean);
 }
 
-const among = (...names: string[]) => (name: string) => names.includes(name) || name.startsWith("node:") || builtinModules.includes(name);
+const among =
+  (...names: string[]) =>
+  (name: string) =>
+    names.includes(name) || name.startsWith("node:") || builtinModules.includes(name);
 const sdkPackage = readJson("sdk/package.json");
 const sdkPackages = Object.keys({ ...sdkPackage.dependencies, ...sdkPackage.peerDependencies });
 /** The inbox has no build step: a bare import works only if the pages' import map names it. */
@@ -74,7 +77,11 @@ function layerOf(path: string): LayerName | undefined {
   return (Object.keys(layers) as LayerName[]).find((name) => layers[name].holds.test(path));
 }
 
-const packageName = (specifier: string) => specifier.split("/").slice(0, specifier.startsWith("@") ? 2 : 1).join("/");
+const packageName = (specifier: string) =>
+  specifier
+    .split("/")
+    .slice(0, specifier.startsWith("@") ? 2 : 1)
+    .join("/");
 const withoutExtension = (path: string) => path.replace(/(\.d)?\.(ts|js|mts|mjs)$/, "");
 
 /** TypeScript imports name the emitted `.js`: the file in the tree is the `.ts` beside it. */

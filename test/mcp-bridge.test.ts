@@ -37,10 +37,37 @@ const KINDS: [string, Schema["properties"], Record<string, unknown>][] = [
   ["integer", { replicas: { type: "integer", minimum: 1, maximum: 9 } }, { replicas: 3 }],
   ["boolean", { force: { type: "boolean", default: false } }, { force: true }],
   ["untitled single select", { env: { type: "string", enum: ["dev", "prod"], default: "dev" } }, { env: "prod" }],
-  ["titled single select", { env: { type: "string", oneOf: [{ const: "dev", title: "Development" }, { const: "prod", title: "Production" }] } }, { env: "dev" }],
+  [
+    "titled single select",
+    {
+      env: {
+        type: "string",
+        oneOf: [
+          { const: "dev", title: "Development" },
+          { const: "prod", title: "Production" },
+        ],
+      },
+    },
+    { env: "dev" },
+  ],
   ["legacy enumNames", { env: { type: "string", enum: ["dev", "prod"], enumNames: ["Development", "Production"] } }, { env: "prod" }],
   ["untitled multi-select", { tags: { type: "array", items: { type: "string", enum: ["a", "b", "c"] }, minItems: 1, maxItems: 2 } }, { tags: ["a", "c"] }],
-  ["titled multi-select", { tags: { type: "array", items: { anyOf: [{ const: "a", title: "Alpha" }, { const: "b", title: "Beta" }] }, default: ["a"] } }, { tags: ["b"] }],
+  [
+    "titled multi-select",
+    {
+      tags: {
+        type: "array",
+        items: {
+          anyOf: [
+            { const: "a", title: "Alpha" },
+            { const: "b", title: "Beta" },
+          ],
+        },
+        default: ["a"],
+      },
+    },
+    { tags: ["b"] },
+  ],
 ];
 
 it.each(KINDS)("a %s field: the server's tool receives exactly the content the human gave", async (_kind, properties, content) => {

@@ -15,7 +15,10 @@ import { eventually, startTollgate, type Harness } from "./support/tollgate.js";
 
 let t: Harness;
 let human: string;
-const { card, answer } = humanOf(() => t, () => human);
+const { card, answer } = humanOf(
+  () => t,
+  () => human,
+);
 beforeAll(async () => {
   setTracingDisabled(true);
   t = await startTollgate();

@@ -20,9 +20,7 @@ const texts = tracked.flatMap((path) => {
 
 /** Every place in the tracked text where `pattern` matches, with what `keep` says of the match. */
 function findings(pattern: RegExp, keep: (match: string, path: string) => boolean = () => true): string[] {
-  return texts.flatMap(({ path, lines }) =>
-    lines.flatMap((line, i) => [...line.matchAll(pattern)].filter((m) => keep(m[0], path)).map((m) => `${path}:${i + 1}: ${m[0]}`)),
-  );
+  return texts.flatMap(({ path, lines }) => lines.flatMap((line, i) => [...line.matchAll(pattern)].filter((m) => keep(m[0], path)).map((m) => `${path}:${i + 1}: ${m[0]}`)));
 }
 
 const outside = (target: string) => {

@@ -48,7 +48,10 @@ it("keeps a pending elicitation and its deadline schedule across a restart", { t
   const runner = await mintToken(secret, { sub: "r", tenant: "acme", role: "runner" });
   const human = await mintToken(secret, { sub: "h", tenant: "acme", role: "human" });
   const call = (token: string, method: string, path: string, body?: unknown) =>
-    fetch(`${base}${path}`, { method, headers: { authorization: `Bearer ${token}` }, body: body === undefined ? undefined : JSON.stringify(body) }).then(async (r) => ({ status: r.status, body: await r.json() }));
+    fetch(`${base}${path}`, { method, headers: { authorization: `Bearer ${token}` }, body: body === undefined ? undefined : JSON.stringify(body) }).then(async (r) => ({
+      status: r.status,
+      body: await r.json(),
+    }));
 
   const first = await start(port);
   await call(runner, "PUT", "/v1/sessions/conv_r", {});
@@ -57,7 +60,16 @@ it("keeps a pending elicitation and its deadline schedule across a restart", { t
   // Let the stream poller create the deadline schedule and checkpoint before stopping.
   const scheduler = new SchedulerClient({ endpoint: base, region: "us-east-1", credentials: { accessKeyId: "local", secretAccessKey: "local" } });
   const name = scheduleName("deadline", "acme-elicit_r");
-  await expect.poll(() => scheduler.send(new GetScheduleCommand({ Name: name, GroupName: "tollgate" })).then((s) => s.Name, () => undefined), { timeout: 10_000 }).toBe(name);
+  await expect
+    .poll(
+      () =>
+        scheduler.send(new GetScheduleCommand({ Name: name, GroupName: "tollgate" })).then(
+          (s) => s.Name,
+          () => undefined,
+        ),
+      { timeout: 10_000 },
+    )
+    .toBe(name);
   expect(await stop(first)).toBe(0);
   // DynamoDB Local (a java child holding the data dir) went with it.
   expect(spawnSync("pgrep", ["-f", dataDir]).status).toBe(1);

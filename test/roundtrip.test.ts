@@ -58,9 +58,7 @@ describe("round trip", () => {
     for (let i = 0; i < 10; i++) {
       const id = `elicit_race_${i}`;
       expect((await socket.request({ action: "elicit", session_id: "conv_c", elicitation_id: id, params: ask() })).type).toBe("elicitation.parked");
-      const verdicts = await Promise.all(
-        (["accept", "decline"] as const).map((action) => t.http(human, "POST", "/v1/sessions/conv_c/events", { type: "approval", elicitation_id: id, action })),
-      );
+      const verdicts = await Promise.all((["accept", "decline"] as const).map((action) => t.http(human, "POST", "/v1/sessions/conv_c/events", { type: "approval", elicitation_id: id, action })));
       expect(verdicts.map((v) => v.status).sort()).toEqual([200, 409]);
       const winner = verdicts.find((v) => v.status === 200)!.body.action;
       const frame = await socket.next((f) => f.type === "elicitation.verdict" && f.elicitation_id === id);
@@ -81,7 +79,29 @@ describe("round trip", () => {
       ["{not json", "bad_request"],
       [{ action: "launch_missiles", ref: "x1" }, "bad_request"],
       [{ action: "elicit", ref: "x2", session_id: "conv_bad", params: { message: "x".repeat(4_001) } }, "bad_request"],
-      [{ action: "elicit", ref: "x3", session_id: "conv_bad", params: { message: "hi", requestedSchema: { type: "object", properties: { a: { type: "string", default: "y".repeat(3_900) }, b: { type: "string", default: "y".repeat(3_900) }, c: { type: "string", default: "y".repeat(3_900) }, d: { type: "string", default: "y".repeat(3_900) }, e: { type: "string", default: "y".repeat(3_900) }, f: { type: "string", default: "y".repeat(3_900) }, g: { type: "string", default: "y".repeat(3_900) } } } } }, "payload_too_large"],
+      [
+        {
+          action: "elicit",
+          ref: "x3",
+          session_id: "conv_bad",
+          params: {
+            message: "hi",
+            requestedSchema: {
+              type: "object",
+              properties: {
+                a: { type: "string", default: "y".repeat(3_900) },
+                b: { type: "string", default: "y".repeat(3_900) },
+                c: { type: "string", default: "y".repeat(3_900) },
+                d: { type: "string", default: "y".repeat(3_900) },
+                e: { type: "string", default: "y".repeat(3_900) },
+                f: { type: "string", default: "y".repeat(3_900) },
+                g: { type: "string", default: "y".repeat(3_900) },
+              },
+            },
+          },
+        },
+        "payload_too_large",
+      ],
       [{ action: "elicit", ref: "x4", session_id: "bad id with spaces", params: { message: "hi" } }, "bad_request"],
       [{ action: "elicit", ref: "x5", session_id: "conv_bad", elicitation_id: "x".repeat(129), params: { message: "hi" } }, "bad_request"],
       [{ action: "elicit", ref: "x6", session_id: "conv_unknown", params: { message: "hi" } }, "not_found"],

@@ -18,7 +18,15 @@ beforeAll(async () => {
   // The second has a DynamoDB Local of its own: one DynamoDB Local serving two pollers' streams refuses
   // one of them (TrimmedDataAccessException), a limit of DynamoDB Local, not of the runtimes.
   const start = (secret: string, dynamoEndpoint?: string) =>
-    startRuntime({ port: 0, dynamoEndpoint, table: `tollgate-${randomUUID().slice(0, 8)}`, jwtSecret: secret, clock: steppedClock(), streamPollMs: 20, log: process.env.TOLLGATE_TEST_LOG ? (line) => console.error(line) : () => undefined });
+    startRuntime({
+      port: 0,
+      dynamoEndpoint,
+      table: `tollgate-${randomUUID().slice(0, 8)}`,
+      jwtSecret: secret,
+      clock: steppedClock(),
+      streamPollMs: 20,
+      log: process.env.TOLLGATE_TEST_LOG ? (line) => console.error(line) : () => undefined,
+    });
   [a, b] = await Promise.all([start(secrets.a, inject("dynamoEndpoint")), start(secrets.b)]);
 });
 afterAll(async () => Promise.all([a?.stop(), b?.stop()]));
@@ -50,9 +58,17 @@ it("each verifies tokens with its own secret and keeps its own table", async () 
 it("each fires its schedules on its own clock", async () => {
   const runner = { a: await mintToken(secrets.a, { sub: "r", tenant: "acme", role: "runner" }), b: await mintToken(secrets.b, { sub: "r", tenant: "acme", role: "runner" }) };
   const human = { a: await mintToken(secrets.a, { sub: "h", tenant: "acme", role: "human" }), b: await mintToken(secrets.b, { sub: "h", tenant: "acme", role: "human" }) };
-  for (const [name, runtime] of [["a", a], ["b", b]] as const) {
+  for (const [name, runtime] of [
+    ["a", a],
+    ["b", b],
+  ] as const) {
     await call(runtime, runner[name], "PUT", "/v1/sessions/conv_clock", {});
-    await call(runtime, runner[name], "POST", "/v1/sessions/conv_clock/events", { type: "response.elicitation_request", elicitation_id: "el_clock", params: { message: "timed?" }, timeout_seconds: 600 });
+    await call(runtime, runner[name], "POST", "/v1/sessions/conv_clock/events", {
+      type: "response.elicitation_request",
+      elicitation_id: "el_clock",
+      params: { message: "timed?" },
+      timeout_seconds: 600,
+    });
   }
   const scheduled = (runtime: Runtime) => expect.poll(() => runtime.pendingSchedules(), { timeout: 10_000 }).toContain("deadline-acme-el_clock");
   await scheduled(a);

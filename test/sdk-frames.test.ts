@@ -32,7 +32,9 @@ it("refuses an over-size elicit with payload_too_large before it connects or sen
 it("keeps its connection when it refuses an over-size frame, and the next elicit goes through", async () => {
   const runner = await t.runner({ sessions: [{ session_id: "frames_open" }] });
   const before = runner.connectionId;
-  await expect(runner.elicit({ sessionId: "frames_open", elicitationId: "frames_open_big", params: { message: "big?", requestedSchema: oversizeSchema } })).rejects.toMatchObject({ code: "payload_too_large" });
+  await expect(runner.elicit({ sessionId: "frames_open", elicitationId: "frames_open_big", params: { message: "big?", requestedSchema: oversizeSchema } })).rejects.toMatchObject({
+    code: "payload_too_large",
+  });
   const human = await t.token("human");
   expect((await t.http(human, "GET", "/v1/elicitations/frames_open_big")).status).toBe(404);
   const wait = runner.elicit({ sessionId: "frames_open", elicitationId: "frames_open_ok", params: { message: "small?" } });

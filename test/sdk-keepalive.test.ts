@@ -23,7 +23,10 @@ async function silencingRelay(target: URL) {
     carried.push(pair);
     client.on("data", (data) => pair.silent || upstream.write(data));
     upstream.on("data", (data) => pair.silent || client.write(data));
-    for (const [a, b] of [[client, upstream], [upstream, client]]) {
+    for (const [a, b] of [
+      [client, upstream],
+      [upstream, client],
+    ]) {
       a.on("error", () => b.destroy());
       a.on("close", () => pair.silent || b.destroy());
     }

@@ -173,7 +173,12 @@ describe("peek and the standalone read", () => {
     const good = await t.http(human, "POST", "/v1/sessions/peek_s/events", { type: "approval", elicitation_id: "peek_form", action: "accept", content: { target: "staging", notify: true } });
     expect(good.status).toBe(200);
     const read = await t.http(human, "GET", "/v1/elicitations/peek_form");
-    expect(read.body).toMatchObject({ session_id: "peek_s", status: "resolved", event: { params: { message: "Where to deploy?" } }, verdict: { action: "accept", content: { target: "staging", notify: true } } });
+    expect(read.body).toMatchObject({
+      session_id: "peek_s",
+      status: "resolved",
+      event: { params: { message: "Where to deploy?" } },
+      verdict: { action: "accept", content: { target: "staging", notify: true } },
+    });
     expect((await t.http(runner, "GET", "/v1/sessions/peek_s/peek")).body.items.map((i: { elicitation_id: string }) => i.elicitation_id)).toEqual(["peek_plain"]);
   });
 });

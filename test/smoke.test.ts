@@ -31,7 +31,18 @@ describe("npm run smoke", () => {
     const run = await smoke(...local(), "--secret", SECRET, "--tenant", "smoke-ok", ...short);
     expect(run.stderr).not.toContain("FAIL");
     expect(run.code).toBe(0);
-    for (const step of ["health", "connect", "park", "answer over HTTP", "verdict reaches the runner", "badge back to 0", "cancel", "deadline of 1 s", "sub-agent notice", "cleanup: 1 pending cancelled"]) {
+    for (const step of [
+      "health",
+      "connect",
+      "park",
+      "answer over HTTP",
+      "verdict reaches the runner",
+      "badge back to 0",
+      "cancel",
+      "deadline of 1 s",
+      "sub-agent notice",
+      "cleanup: 1 pending cancelled",
+    ]) {
       expect(run.stdout, step).toContain(`ok  ${step}`);
     }
     expect(run.stdout).toContain("smoke test passed");

@@ -21,13 +21,32 @@ afterAll(() => t?.stop());
 const minutes = (n: number) => n * 60_000;
 
 describe("Scheduler", () => {
-  const target = { Arn: "arn:aws:lambda:us-east-1:000000000000:function:tollgate-timerDeadline", RoleArn: "arn:aws:iam::000000000000:role/tollgate-scheduler", Input: JSON.stringify({ tenant: "acme" }) };
+  const target = {
+    Arn: "arn:aws:lambda:us-east-1:000000000000:function:tollgate-timerDeadline",
+    RoleArn: "arn:aws:iam::000000000000:role/tollgate-scheduler",
+    Input: JSON.stringify({ tenant: "acme" }),
+  };
   const create = (name: string, overrides: Partial<CreateScheduleCommandInput> = {}) =>
     t.runtime.clients.scheduler.send(
-      new CreateScheduleCommand({ Name: name, GroupName: "tollgate", ScheduleExpression: atExpression(new Date(t.clock.now() + minutes(5))), FlexibleTimeWindow: { Mode: "OFF" }, Target: target, ...overrides }),
+      new CreateScheduleCommand({
+        Name: name,
+        GroupName: "tollgate",
+        ScheduleExpression: atExpression(new Date(t.clock.now() + minutes(5))),
+        FlexibleTimeWindow: { Mode: "OFF" },
+        Target: target,
+        ...overrides,
+      }),
     );
-  const refusal = (promise: Promise<unknown>) => promise.then(() => undefined, (e: Error & { $metadata?: { httpStatusCode?: number } }) => ({ name: e.name, status: e.$metadata?.httpStatusCode, message: e.message }));
-  const exists = (name: string) => t.runtime.clients.scheduler.send(new GetScheduleCommand({ Name: name, GroupName: "tollgate" })).then(() => true, () => false);
+  const refusal = (promise: Promise<unknown>) =>
+    promise.then(
+      () => undefined,
+      (e: Error & { $metadata?: { httpStatusCode?: number } }) => ({ name: e.name, status: e.$metadata?.httpStatusCode, message: e.message }),
+    );
+  const exists = (name: string) =>
+    t.runtime.clients.scheduler.send(new GetScheduleCommand({ Name: name, GroupName: "tollgate" })).then(
+      () => true,
+      () => false,
+    );
 
   it("refuses an at() time that has passed, and keeps nothing", async () => {
     const passed = atExpression(new Date(t.clock.now() - 2_000));
@@ -50,9 +69,18 @@ describe("Scheduler", () => {
 
   it("checks a target's RetryPolicy and DeadLetterConfig, and takes valid ones", async () => {
     const dlq = "arn:aws:sqs:us-east-1:000000000000:tollgate-schedule-failures";
-    expect(await refusal(create("retry-high", { Target: { ...target, RetryPolicy: { MaximumRetryAttempts: 186 } } }))).toMatchObject({ name: "ValidationException", message: expect.stringContaining("maximumRetryAttempts") });
-    expect(await refusal(create("age-low", { Target: { ...target, RetryPolicy: { MaximumEventAgeInSeconds: 59 } } }))).toMatchObject({ name: "ValidationException", message: expect.stringContaining("greater than or equal to 60") });
-    expect(await refusal(create("dlq-bad", { Target: { ...target, DeadLetterConfig: { Arn: "arn:aws:sns:us-east-1:000000000000:topic" } } }))).toMatchObject({ name: "ValidationException", message: expect.stringContaining("deadLetterConfig.arn") });
+    expect(await refusal(create("retry-high", { Target: { ...target, RetryPolicy: { MaximumRetryAttempts: 186 } } }))).toMatchObject({
+      name: "ValidationException",
+      message: expect.stringContaining("maximumRetryAttempts"),
+    });
+    expect(await refusal(create("age-low", { Target: { ...target, RetryPolicy: { MaximumEventAgeInSeconds: 59 } } }))).toMatchObject({
+      name: "ValidationException",
+      message: expect.stringContaining("greater than or equal to 60"),
+    });
+    expect(await refusal(create("dlq-bad", { Target: { ...target, DeadLetterConfig: { Arn: "arn:aws:sns:us-east-1:000000000000:topic" } } }))).toMatchObject({
+      name: "ValidationException",
+      message: expect.stringContaining("deadLetterConfig.arn"),
+    });
     for (const name of ["retry-high", "age-low", "dlq-bad"]) expect(await exists(name)).toBe(false);
     await create("with-dlq", { Target: { ...target, RetryPolicy: { MaximumRetryAttempts: 185, MaximumEventAgeInSeconds: 86_400 }, DeadLetterConfig: { Arn: dlq } } });
     expect(await exists("with-dlq")).toBe(true);
@@ -67,7 +95,10 @@ async function helloSocket(token = runner): Promise<{ socket: TestSocket; id: st
 }
 
 const post = (id: string, data: string) =>
-  t.runtime.clients.connections.send(new PostToConnectionCommand({ ConnectionId: id, Data: data })).then(() => "sent", (e: Error & { $metadata?: { httpStatusCode?: number } }) => `${e.name} ${e.$metadata?.httpStatusCode}`);
+  t.runtime.clients.connections.send(new PostToConnectionCommand({ ConnectionId: id, Data: data })).then(
+    () => "sent",
+    (e: Error & { $metadata?: { httpStatusCode?: number } }) => `${e.name} ${e.$metadata?.httpStatusCode}`,
+  );
 
 describe("WebSocket API", () => {
   const ping = (pad: number) => JSON.stringify({ action: "ping", ref: "p", pad: "x".repeat(pad) });

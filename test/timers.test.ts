@@ -105,7 +105,10 @@ it("gives every one-time schedule a retry policy, and the dead-letter queue when
   const withQueue = readConfig({ ...process.env, [env.schedulerDeadLetterArn]: dlq }).scheduler;
   const without = readConfig({ ...process.env, [env.schedulerDeadLetterArn]: "" }).scheduler;
   const at = new Date(Date.now() + 3_600_000);
-  for (const [key, config] of [["dlq-on", withQueue], ["dlq-off", without]] as const) {
+  for (const [key, config] of [
+    ["dlq-on", withQueue],
+    ["dlq-off", without],
+  ] as const) {
     const timers = schedulerTimers(client, config);
     await timers.schedule("deadline", key, at, { tenant: "acme", elicitation_id: key });
     await timers.cancel("deadline", key);

@@ -34,10 +34,13 @@ function verdictNodes(v, note, schema) {
   ];
   const content = v.content && typeof v.content === "object" ? Object.entries(v.content) : [];
   if (content.length) {
-    nodes.push(h("dl", { class: "content" }, content.map(([k, val]) => [
-      h("dt", {}, schema?.properties[k]?.title || k),
-      h("dd", {}, displayValue(schema?.properties[k], val)),
-    ])));
+    nodes.push(
+      h(
+        "dl",
+        { class: "content" },
+        content.map(([k, val]) => [h("dt", {}, schema?.properties[k]?.title || k), h("dd", {}, displayValue(schema?.properties[k], val))]),
+      ),
+    );
   }
   return nodes;
 }
@@ -51,13 +54,14 @@ function urlRequest(url) {
   const parsed = URL.canParse(url) ? new URL(url) : null;
   const plain = parsed?.protocol === "http:";
   const host = parsed?.host ?? "an address that does not parse";
-  const ask = h("div", { class: "url-request" },
+  const ask = h(
+    "div",
+    { class: "url-request" },
     h("p", {}, "Asks you to open a page on ", h("strong", { class: "host" }, host), plain ? h("span", { class: "warn" }, " (not encrypted)") : null, ":"),
     h("p", { class: "url" }, h("code", {}, url)),
-    h("p", { class: "help" }, "Consenting tells the agent you will continue on that page; Tollgate does not open or fetch it."));
-  const open = parsed
-    ? h("p", { class: "open-url" }, h("a", { href: parsed.href, target: "_blank", rel: "noopener noreferrer" }, `Open ${host} ↗`))
-    : null;
+    h("p", { class: "help" }, "Consenting tells the agent you will continue on that page; Tollgate does not open or fetch it."),
+  );
+  const open = parsed ? h("p", { class: "open-url" }, h("a", { href: parsed.href, target: "_blank", rel: "noopener noreferrer" }, `Open ${host} ↗`)) : null;
   return { ask, open };
 }
 
@@ -65,10 +69,10 @@ function urlRequest(url) {
 function cardHead(event, { label, sub = false, sessionHref, standalone = false }) {
   const id = event.elicitation_id;
   const name = label || event.session_id;
-  return h("header", { class: "card-head" },
-    h("span", { class: "session" + (sub ? " sub" : "") },
-      sub ? h("span", { class: "tag" }, "sub-agent") : null,
-      sessionHref ? h("a", { href: sessionHref }, name) : name),
+  return h(
+    "header",
+    { class: "card-head" },
+    h("span", { class: "session" + (sub ? " sub" : "") }, sub ? h("span", { class: "tag" }, "sub-agent") : null, sessionHref ? h("a", { href: sessionHref }, name) : name),
     event.created_at ? h("span", { class: "asked" }, timeEl(event.created_at, "asked ")) : null,
     event.deadline ? h("span", { class: "deadline" }, timeEl(event.deadline, "due ")) : null,
     standalone ? null : h("a", { class: "permalink", href: `approval.html?elicitation=${encodeURIComponent(id)}`, title: "Open this approval on its own page" }, "Open ↗"),
@@ -98,24 +102,47 @@ export function createCard(event, opts = {}) {
   const accept = h("button", { type: "submit", class: "primary", "data-testid": `accept-${id}` }, link ? "Consent" : schema ? "Accept" : "Approve");
   const decline = h("button", { type: "button", "data-testid": `decline-${id}`, onclick: () => answer("decline") }, "Decline");
   const reasonId = nextId("reason");
-  const reason = /** @type {HTMLInputElement} */ (h("input", {
-    type: "text", id: reasonId, maxlength: String(MESSAGE_LENGTH), autocomplete: "off", "data-testid": `reason-${id}`,
-    placeholder: "Why? The agent is told (optional)",
-  }));
-  const fields = h("fieldset", { class: "fields" },
+  const reason = /** @type {HTMLInputElement} */ (
+    h("input", {
+      type: "text",
+      id: reasonId,
+      maxlength: String(MESSAGE_LENGTH),
+      autocomplete: "off",
+      "data-testid": `reason-${id}`,
+      placeholder: "Why? The agent is told (optional)",
+    })
+  );
+  const fields = h(
+    "fieldset",
+    { class: "fields" },
     h("legend", { class: "visually-hidden" }, "Answer"),
     link?.ask,
     answers?.nodes,
     h("div", { class: "reason" }, h("label", { for: reasonId }, "Reason (optional)"), reason),
-    h("div", { class: "actions" }, accept, decline));
-  const form = h("form", { onsubmit: (/** @type {SubmitEvent} */ e) => { e.preventDefault(); answer("accept"); } }, fields);
+    h("div", { class: "actions" }, accept, decline),
+  );
+  const form = h(
+    "form",
+    {
+      onsubmit: (/** @type {SubmitEvent} */ e) => {
+        e.preventDefault();
+        answer("accept");
+      },
+    },
+    fields,
+  );
   if (schema) form.setAttribute("aria-label", "Answer form");
   const head = cardHead(event, opts);
 
-  const el = h("article", { class: "card", "data-testid": `card-${id}`, "data-state": "pending", "aria-labelledby": msgId },
+  const el = h(
+    "article",
+    { class: "card", "data-testid": `card-${id}`, "data-state": "pending", "aria-labelledby": msgId },
     head,
     h("p", { class: "message", id: msgId }, params.message || "(no message)"),
-    form, error, verdict);
+    form,
+    error,
+    verdict,
+  );
 
   /** @param {boolean} on */
   function busy(on) {
@@ -164,5 +191,13 @@ export function createCard(event, opts = {}) {
     }
   }
 
-  return { el, id, event, resolve, get resolved() { return el.dataset.state === "resolved"; } };
+  return {
+    el,
+    id,
+    event,
+    resolve,
+    get resolved() {
+      return el.dataset.state === "resolved";
+    },
+  };
 }

@@ -19,12 +19,18 @@ export const decisionsList = () => h("ol", { id: "decisions", class: "decisions"
 function decisionItem(e, sessionId, label) {
   const v = e.verdict;
   const words = verdictWords(v);
-  return h("li", { "data-testid": `decision-${e.elicitation_id}`, "data-action": v.action },
-    h("strong", {}, words.action), " ",
+  return h(
+    "li",
+    { "data-testid": `decision-${e.elicitation_id}`, "data-action": v.action },
+    h("strong", {}, words.action),
+    " ",
     h("span", { class: "asked" }, e.params.message),
     e.session_id === sessionId ? null : h("span", { class: "muted" }, ` (${label(e.session_id)})`),
-    ` — ${words.how} `, h("span", { class: "by" }, v.resolved_by || "unknown"), v.resolved_at ? [", ", timeEl(v.resolved_at)] : null,
-    v.message ? [" ", h("q", { class: "said" }, v.message)] : null);
+    ` — ${words.how} `,
+    h("span", { class: "by" }, v.resolved_by || "unknown"),
+    v.resolved_at ? [", ", timeEl(v.resolved_at)] : null,
+    v.message ? [" ", h("q", { class: "said" }, v.message)] : null,
+  );
 }
 
 /** @param {string} sessionId */

@@ -26,18 +26,24 @@ function checkboxes(id, name, prop, choices, required) {
   const picked = new Set(/** @type {string[]} */ (initialRaw(prop)));
   const boxes = choices.map((c, i) => h("input", { id: `${id}-${i}`, name, type: "checkbox", value: c.value, checked: picked.has(c.value) }));
   const limits = [prop.minItems !== undefined ? `at least ${prop.minItems}` : "", prop.maxItems !== undefined ? `at most ${prop.maxItems}` : ""].filter(Boolean);
-  const el = h("fieldset", { class: "field choices", id },
+  const el = h(
+    "fieldset",
+    { class: "field choices", id },
     h("legend", {}, labelText(prop.title || name, required), limits.length ? h("span", { class: "limits" }, ` (pick ${limits.join(", ")})`) : null),
-    boxes.map((box, i) => h("div", { class: "choice" }, box, h("label", { for: box.id }, choices[i].label))));
+    boxes.map((box, i) => h("div", { class: "choice" }, box, h("label", { for: box.id }, choices[i].label))),
+  );
   return { el, controls: boxes, raw: () => boxes.filter((b) => b.checked).map((b) => b.value) };
 }
 
 /** @param {string} id @param {string} name @param {SchemaProperty} prop @param {Choice[]} choices @param {boolean} required @returns {Built} */
 function select(id, name, prop, choices, required) {
   const start = initialRaw(prop);
-  const input = h("select", { id, name, required },
+  const input = h(
+    "select",
+    { id, name, required },
     h("option", { value: "", disabled: required, selected: start === "" }, required ? "Choose…" : "—"),
-    choices.map((c) => h("option", { value: c.value, selected: start === c.value }, c.label)));
+    choices.map((c) => h("option", { value: c.value, selected: start === c.value }, c.label)),
+  );
   return { el: h("div", { class: "field" }, h("label", { for: id }, labelText(prop.title || name, required)), input), controls: [input], raw: () => input.value };
 }
 
@@ -63,10 +69,13 @@ function buildField(name, prop, required) {
   const id = nextId("field");
   const choices = choicesOf(prop);
   const built =
-    prop.type === "boolean" ? checkbox(id, name, prop, required)
-    : prop.type === "array" ? checkboxes(id, name, prop, choices ?? [], required)
-    : choices ? select(id, name, prop, choices, required)
-    : input(id, name, prop, required);
+    prop.type === "boolean"
+      ? checkbox(id, name, prop, required)
+      : prop.type === "array"
+        ? checkboxes(id, name, prop, choices ?? [], required)
+        : choices
+          ? select(id, name, prop, choices, required)
+          : input(id, name, prop, required);
   if (prop.description) {
     const helpId = `${id}-help`;
     built.el.append(h("p", { class: "help", id: helpId }, prop.description));

@@ -94,7 +94,9 @@ async function loadDetail(fresh) {
   const still = new Set(pending.map((e) => e.elicitation_id));
   for (const card of cards.values()) {
     if (card.resolved || still.has(card.id)) continue;
-    api(`/v1/elicitations/${seg(card.id)}`).then((e) => e.verdict && card.resolve(e.verdict)).catch(() => {});
+    api(`/v1/elicitations/${seg(card.id)}`)
+      .then((e) => e.verdict && card.resolve(e.verdict))
+      .catch(() => {});
   }
   if (!cards.size) $("cards").append(h("li", { class: "none muted" }, "Nothing is waiting in this session or its sub-agents."));
   renderTree();
@@ -112,15 +114,22 @@ function renderPane(item) {
   const parent = item.parent_session_id;
   $("pane").replaceChildren(
     h("button", { type: "button", class: "back quiet", onclick: () => select(null) }, "← Sessions"),
-    h("header", { class: "pane-head" },
+    h(
+      "header",
+      { class: "pane-head" },
       h("h1", {}, item.title || item.session_id),
-      h("p", { class: "muted meta" },
+      h(
+        "p",
+        { class: "muted meta" },
         item.title ? h("code", {}, item.session_id) : null,
-        parent ? [item.title ? " · " : "", "sub-agent of ", h("a", { href: `#session=${encodeURIComponent(parent)}` }, label(parent))] : null)),
+        parent ? [item.title ? " · " : "", "sub-agent of ", h("a", { href: `#session=${encodeURIComponent(parent)}` }, label(parent))] : null,
+      ),
+    ),
     h("h2", { class: "visually-hidden" }, "Open approvals"),
     h("ol", { id: "cards", class: "cards" }),
     h("h2", { class: "decisions-head" }, "Recent decisions"),
-    decisionsList());
+    decisionsList(),
+  );
 }
 
 // ---------------------------------------------------------------- live events

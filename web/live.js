@@ -13,8 +13,7 @@ const FALLBACK_MS = 1500;
  * with jitter so a fleet of tabs does not come back at once.
  * @param {number} attempt @param {number} [random] in [0, 1)
  */
-export const retryDelay = (attempt, random = Math.random()) =>
-  Math.round(Math.min(30_000, 1000 * 2 ** attempt) * (0.5 + random / 2));
+export const retryDelay = (attempt, random = Math.random()) => Math.round(Math.min(30_000, 1000 * 2 ** attempt) * (0.5 + random / 2));
 
 /** @param {string} state @param {string} text */
 function setConn(state, text) {
@@ -43,12 +42,18 @@ export function live({ sessions = "*", onEvent, onReady }) {
     everReady = true;
     onReady();
   };
-  const fallback = setTimeout(() => { if (!everReady) ready(); }, FALLBACK_MS);
+  const fallback = setTimeout(() => {
+    if (!everReady) ready();
+  }, FALLBACK_MS);
 
   /** @param {MessageEvent} m */
   function onMessage(m) {
     let frame;
-    try { frame = JSON.parse(m.data); } catch { return; }
+    try {
+      frame = JSON.parse(m.data);
+    } catch {
+      return;
+    }
     if (frame.type === "subscribed") {
       attempt = 0;
       setConn("live", "Live");
@@ -82,7 +87,12 @@ export function live({ sessions = "*", onEvent, onReady }) {
     };
   }
 
-  const online = () => { if (ws?.readyState === WebSocket.CLOSED) { attempt = 0; open(); } };
+  const online = () => {
+    if (ws?.readyState === WebSocket.CLOSED) {
+      attempt = 0;
+      open();
+    }
+  };
   addEventListener("online", online);
   open();
   whenSignedOut(() => {

@@ -28,7 +28,13 @@ export const signInConfigured = () => {
 
 const session = {
   /** @param {string} k */
-  get: (k) => { try { return JSON.parse(sessionStorage.getItem(k) ?? "null"); } catch { return null; } },
+  get: (k) => {
+    try {
+      return JSON.parse(sessionStorage.getItem(k) ?? "null");
+    } catch {
+      return null;
+    }
+  },
   /** @param {string} k @param {unknown} v */
   set: (k, v) => sessionStorage.setItem(k, JSON.stringify(v)),
   /** @param {string} k */
@@ -42,9 +48,7 @@ const insecureOk = (url) => url.protocol === "http:" && ["127.0.0.1", "localhost
 let server;
 function authorizationServer() {
   const issuer = new URL(issuerSettings().issuer);
-  server ??= oauth
-    .discoveryRequest(issuer, { algorithm: "oidc", [oauth.allowInsecureRequests]: insecureOk(issuer) })
-    .then((response) => oauth.processDiscoveryResponse(issuer, response));
+  server ??= oauth.discoveryRequest(issuer, { algorithm: "oidc", [oauth.allowInsecureRequests]: insecureOk(issuer) }).then((response) => oauth.processDiscoveryResponse(issuer, response));
   return server;
 }
 
@@ -117,12 +121,15 @@ export function keepFresh(onToken) {
   /** @type {Tokens | null} */
   const tokens = session.get(TOKENS);
   if (!tokens?.refresh) return;
-  renewal = setTimeout(async () => {
-    const as = await authorizationServer();
-    const response = await oauth.refreshTokenGrantRequest(as, client(), oauth.None(), /** @type {string} */ (tokens.refresh), requestOptions());
-    onToken(keep(await oauth.processRefreshTokenResponse(as, client(), response), tokens.refresh).access);
-    keepFresh(onToken);
-  }, Math.max(tokens.expiresAt - Date.now() - RENEW_BEFORE_MS, 1_000));
+  renewal = setTimeout(
+    async () => {
+      const as = await authorizationServer();
+      const response = await oauth.refreshTokenGrantRequest(as, client(), oauth.None(), /** @type {string} */ (tokens.refresh), requestOptions());
+      onToken(keep(await oauth.processRefreshTokenResponse(as, client(), response), tokens.refresh).access);
+      keepFresh(onToken);
+    },
+    Math.max(tokens.expiresAt - Date.now() - RENEW_BEFORE_MS, 1_000),
+  );
 }
 
 /** Forgets the tokens (the issuer's own session is the issuer's). */

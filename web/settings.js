@@ -7,11 +7,29 @@ const memory = new Map();
 
 export const store = {
   /** @param {string} k @returns {string | null} */
-  get: (k) => { try { return localStorage.getItem(k); } catch { return memory.get(k) ?? null; } },
+  get: (k) => {
+    try {
+      return localStorage.getItem(k);
+    } catch {
+      return memory.get(k) ?? null;
+    }
+  },
   /** @param {string} k @param {string} v */
-  set: (k, v) => { try { localStorage.setItem(k, v); } catch { memory.set(k, v); } },
+  set: (k, v) => {
+    try {
+      localStorage.setItem(k, v);
+    } catch {
+      memory.set(k, v);
+    }
+  },
   /** @param {string} k */
-  del: (k) => { try { localStorage.removeItem(k); } catch { memory.delete(k); } },
+  del: (k) => {
+    try {
+      localStorage.removeItem(k);
+    } catch {
+      memory.delete(k);
+    }
+  },
 };
 
 /**

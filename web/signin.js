@@ -16,7 +16,9 @@ export const currentToken = () => token;
 /** The signed-in human's claims (for display and for naming who answered). */
 export const claims = () => decodeClaims(token);
 /** Runs `stop` when the human signs out or the token is refused. */
-export const whenSignedOut = (/** @type {() => void} */ stop) => { onSignOut.push(stop); };
+export const whenSignedOut = (/** @type {() => void} */ stop) => {
+  onSignOut.push(stop);
+};
 
 /** @param {string} [message] */
 function showSignin(message) {
@@ -35,10 +37,16 @@ function showSignin(message) {
   };
   const issuer = signInConfigured() ? new URL(issuerSettings().issuer).host : "";
   const viaIssuer = issuer
-    ? h("button", { type: "button", class: "primary", "data-testid": "signin-issuer", onclick: () => void startSignIn().catch((e) => showSignin(`Sign-in failed: ${e.message}`)) }, `Sign in with ${issuer}`)
+    ? h(
+        "button",
+        { type: "button", class: "primary", "data-testid": "signin-issuer", onclick: () => void startSignIn().catch((e) => showSignin(`Sign-in failed: ${e.message}`)) },
+        `Sign in with ${issuer}`,
+      )
     : null;
   box.replaceChildren(
-    h("form", { class: "signin", onsubmit },
+    h(
+      "form",
+      { class: "signin", onsubmit },
       h("h1", {}, "Sign in to the approval inbox"),
       message ? h("p", { class: "error", role: "alert" }, message) : null,
       viaIssuer,
@@ -69,7 +77,9 @@ export async function boot(start) {
   await finishSignIn().catch((e) => showSignin(`Sign-in failed: ${e.message}`));
   token = issuerToken() || takeSetting("token", TOKEN_KEY);
   if (issuerToken()) {
-    keepFresh((fresh) => { token = fresh; });
+    keepFresh((fresh) => {
+      token = fresh;
+    });
     byId("signout").textContent = "Sign out";
   }
   endpoints();

@@ -3,7 +3,12 @@ import { h } from "./dom.js";
 
 const rtf = new Intl.RelativeTimeFormat(undefined, { numeric: "auto" });
 /** @type {[Intl.RelativeTimeFormatUnit, number][]} */
-const UNITS = [["day", 86400], ["hour", 3600], ["minute", 60], ["second", 1]];
+const UNITS = [
+  ["day", 86400],
+  ["hour", 3600],
+  ["minute", 60],
+  ["second", 1],
+];
 
 /**
  * "2 minutes ago", "in 3 hours": an instant relative to `now`; "" for what is not a time.

@@ -18,7 +18,9 @@ export const view = {
 /** @type {(id: string) => void} */
 let choose = () => {};
 /** What a click on a session row does. @param {(id: string) => void} fn */
-export const onChoose = (fn) => { choose = fn; };
+export const onChoose = (fn) => {
+  choose = fn;
+};
 
 const $ = byId;
 /** A session's name on screen. */
@@ -61,21 +63,24 @@ const inflight = new Map();
 export function ensureKnown(id) {
   if (sessions.has(id)) return Promise.resolve(sessions.get(id));
   if (!inflight.has(id)) {
-    inflight.set(id, (async () => {
-      try {
-        let next = /** @type {string | undefined} */ (id);
-        for (let depth = 0; next && !sessions.has(next) && depth < 32; depth++) {
-          const [item] = await sessionsByIds([next]);
-          if (!item) break;
-          sessions.set(item.session_id, item);
-          next = item.parent_session_id;
+    inflight.set(
+      id,
+      (async () => {
+        try {
+          let next = /** @type {string | undefined} */ (id);
+          for (let depth = 0; next && !sessions.has(next) && depth < 32; depth++) {
+            const [item] = await sessionsByIds([next]);
+            if (!item) break;
+            sessions.set(item.session_id, item);
+            next = item.parent_session_id;
+          }
+          renderTree();
+        } finally {
+          inflight.delete(id);
         }
-        renderTree();
-      } finally {
-        inflight.delete(id);
-      }
-      return sessions.get(id);
-    })());
+        return sessions.get(id);
+      })(),
+    );
   }
   return /** @type {Promise<SessionItem | undefined>} */ (inflight.get(id));
 }
@@ -120,15 +125,22 @@ export function renderTree() {
   /** @type {Set<string>} */
   const seen = new Set();
   /** @param {string} parent @returns {HTMLLIElement[]} */
-  const branch = (parent) => (children.get(parent) || []).filter((s) => !seen.has(s.session_id)).map((s) => {
-    seen.add(s.session_id);
-    const kids = branch(s.session_id);
-    return h("li", {}, row(s), kids.length ? h("ul", {}, kids) : null);
-  });
+  const branch = (parent) =>
+    (children.get(parent) || [])
+      .filter((s) => !seen.has(s.session_id))
+      .map((s) => {
+        seen.add(s.session_id);
+        const kids = branch(s.session_id);
+        return h("li", {}, row(s), kids.length ? h("ul", {}, kids) : null);
+      });
   $("tree").replaceChildren(...branch(""));
   $("sessions-status").textContent = visible.length ? "" : view.onlyPending ? "Nothing is waiting for you." : "No sessions yet.";
   $("sessions-status").className = "muted";
-  if (focused) document.querySelector(`[data-session-id="${CSS.escape(focused)}"]`)?.closest("button")?.focus();
+  if (focused)
+    document
+      .querySelector(`[data-session-id="${CSS.escape(focused)}"]`)
+      ?.closest("button")
+      ?.focus();
   updateTitle();
 }
 
@@ -136,15 +148,19 @@ export function renderTree() {
 function row(s) {
   const id = s.session_id;
   const count = s.pending_elicitations_count || 0;
-  return h("button", {
-    type: "button", class: wanted(s) ? "session-row" : "session-row context", "data-testid": `session-${id}`, "data-session-id": id,
-    "aria-current": id === view.selected ? "true" : false, onclick: () => choose(id),
-  },
-    h("span", { class: "names" },
-      h("span", { class: "title" }, s.title || id),
-      s.title ? h("span", { class: "id" }, id) : null),
-    h("span", { class: "badge", "data-testid": `badge-${id}`, hidden: count === 0, title: `${count} pending` },
-      String(count), h("span", { class: "visually-hidden" }, " pending")));
+  return h(
+    "button",
+    {
+      type: "button",
+      class: wanted(s) ? "session-row" : "session-row context",
+      "data-testid": `session-${id}`,
+      "data-session-id": id,
+      "aria-current": id === view.selected ? "true" : false,
+      onclick: () => choose(id),
+    },
+    h("span", { class: "names" }, h("span", { class: "title" }, s.title || id), s.title ? h("span", { class: "id" }, id) : null),
+    h("span", { class: "badge", "data-testid": `badge-${id}`, hidden: count === 0, title: `${count} pending` }, String(count), h("span", { class: "visually-hidden" }, " pending")),
+  );
 }
 
 /** @param {string} id @param {number} count */
@@ -166,4 +182,3 @@ function updateTitle() {
   for (const s of sessions.values()) total += s.pending_elicitations_count || 0;
   document.title = total ? `(${total}) Tollgate inbox` : "Tollgate inbox";
 }
-

@@ -28,11 +28,22 @@ export function coldEvent(spec: FunctionSpec, token: string): unknown {
       return {
         body: JSON.stringify({ action: t.route, session_id: "cold_session", elicitation_id: "cold_elicitation", sessions: ["cold_session"], params: { message: "cold?" } }),
         isBase64Encoded: false,
-        requestContext: { connectionId: "cold_connection", connectedAt: Date.now(), routeKey: t.route, eventType: t.route === "$connect" ? "CONNECT" : t.route === "$disconnect" ? "DISCONNECT" : "MESSAGE", authorizer },
+        requestContext: {
+          connectionId: "cold_connection",
+          connectedAt: Date.now(),
+          routeKey: t.route,
+          eventType: t.route === "$connect" ? "CONNECT" : t.route === "$disconnect" ? "DISCONNECT" : "MESSAGE",
+          authorizer,
+        },
         headers,
       };
     case "ws-authorizer":
-      return { type: "REQUEST", methodArn: "arn:aws:execute-api:us-east-1:000000000000:local/local/$connect", headers, requestContext: { connectionId: "cold_connection", routeKey: "$connect", eventType: "CONNECT" } };
+      return {
+        type: "REQUEST",
+        methodArn: "arn:aws:execute-api:us-east-1:000000000000:local/local/$connect",
+        headers,
+        requestContext: { connectionId: "cold_connection", routeKey: "$connect", eventType: "CONNECT" },
+      };
     case "stream":
       return { Records: [] };
     case "timer":

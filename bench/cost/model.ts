@@ -73,7 +73,7 @@ function lambdaOf(m: CostMeasurement) {
   }
   const rows = [...perFunction].map(([fn, f]) => {
     const memoryMb = memoryFor(functions[fn as FunctionName]);
-    return { fn, memoryMb, invocationsPerElicitation: hundredths(f.invocations / n), meanMs: hundredths(f.ms / f.invocations), gbSecondsPerElicitation: (f.billedMs / 1000) * (memoryMb / 1024) / n };
+    return { fn, memoryMb, invocationsPerElicitation: hundredths(f.invocations / n), meanMs: hundredths(f.ms / f.invocations), gbSecondsPerElicitation: ((f.billedMs / 1000) * (memoryMb / 1024)) / n };
   });
   return {
     invocationsPerElicitation: hundredths(rows.reduce((a, r) => a + r.invocationsPerElicitation, 0)),

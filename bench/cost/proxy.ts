@@ -112,7 +112,12 @@ function record(operation: string, input: Record<string, any>, status: number, o
     table_units += c.Table?.CapacityUnits ?? c.CapacityUnits ?? 0;
     for (const [name, u] of Object.entries(c.GlobalSecondaryIndexes ?? {})) index_units[name] = (index_units[name] ?? 0) + (u.CapacityUnits ?? 0);
   }
-  const failed = status >= 400 ? String(output.__type ?? status).split("#").pop() : undefined;
+  const failed =
+    status >= 400
+      ? String(output.__type ?? status)
+          .split("#")
+          .pop()
+      : undefined;
   return { operation, table, kinds, table_units, index_units, read: reads.has(operation), failed, items: kinds.length, requestBytes, at: performance.timeOrigin + performance.now() };
 }
 

@@ -30,7 +30,20 @@ export const handler = async () => ({ statusCode: (await db.send(new GetCommand(
 
 async function bundle(entry: string, dir: string): Promise<{ file: string; bytes: number }> {
   const file = join(dir, "index.mjs");
-  await build({ entryPoints: [entry], outfile: file, bundle: true, platform: "node", format: "esm", target: "node20", minify: true, mainFields: ["module", "main"], banner: { js: banner }, logLevel: "silent", absWorkingDir: root, nodePaths: [join(root, "node_modules")] });
+  await build({
+    entryPoints: [entry],
+    outfile: file,
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    minify: true,
+    mainFields: ["module", "main"],
+    banner: { js: banner },
+    logLevel: "silent",
+    absWorkingDir: root,
+    nodePaths: [join(root, "node_modules")],
+  });
   return { file, bytes: statSync(file).size };
 }
 
@@ -65,7 +78,13 @@ export async function coldStartPhase(work: string, env: NodeJS.ProcessEnv, repea
     for (let r = 0; r < repeats; r++) starts.push(await coldStart(bundles[i].file, event, env));
     const init = median(starts.map((s) => s.importMs));
     const first = median(starts.map((s) => s.firstEventMs));
-    rows[name] = { bundleKiB: hundredths(bundles[i].bytes / 1024), initMs: hundredths(init), firstEventMs: hundredths(first), coldMs: hundredths(median(starts.map((s) => s.importMs + s.firstEventMs))), outcome: starts[0].outcome };
+    rows[name] = {
+      bundleKiB: hundredths(bundles[i].bytes / 1024),
+      initMs: hundredths(init),
+      firstEventMs: hundredths(first),
+      coldMs: hundredths(median(starts.map((s) => s.importMs + s.firstEventMs))),
+      outcome: starts[0].outcome,
+    };
   }
   const vs = (name: FunctionName) => (rows[name] ? hundredths(rows[name].coldMs / rows.clientsOnly.coldMs) : undefined);
   return {

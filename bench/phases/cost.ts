@@ -26,7 +26,15 @@ export const paths = {
 
 export async function costPhase(dynamoEndpoint: string, dataDir: string, count: number, thinkMs: number) {
   const proxy = await startMeteringProxy(dynamoEndpoint);
-  const runtime = await startRuntime({ port: 0, dataDir, dynamoEndpoint: proxy.endpoint, table: TABLE, jwtSecret: SECRET, log: () => undefined, rateLimits: { raisesPerMinute: 1_000_000, verdictsPerMinute: 1_000_000 } });
+  const runtime = await startRuntime({
+    port: 0,
+    dataDir,
+    dynamoEndpoint: proxy.endpoint,
+    table: TABLE,
+    jwtSecret: SECRET,
+    log: () => undefined,
+    rateLimits: { raisesPerMinute: 1_000_000, verdictsPerMinute: 1_000_000 },
+  });
   const http = httpClient(runtime.httpUrl, 1);
   const human = await mintToken(SECRET, { sub: "cost-human", tenant: TENANT, role: "human" });
   const runner = await BenchSocket.open(runtime.wsUrl, await mintToken(SECRET, { sub: "cost-runner", tenant: TENANT, role: "runner" }));

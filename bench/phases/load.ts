@@ -116,7 +116,10 @@ export async function loadPhase(o: LoadOptions) {
   async function raise(i: number, k: number): Promise<Pending | undefined> {
     const p: Pending = { runner: i, session: `load_${i}`, id: `load_${i}_${k}`, action: (i + k) % 2 === 0 ? "accept" : "decline" };
     all.set(p.id, p);
-    const { reply, sentAt, at } = await runners[i].request({ action: "elicit", session_id: p.session, elicitation_id: p.id, params: { message: `Load ${i}/${k}: approve?` } }, Math.max(60_000, deadline - Date.now()));
+    const { reply, sentAt, at } = await runners[i].request(
+      { action: "elicit", session_id: p.session, elicitation_id: p.id, params: { message: `Load ${i}/${k}: approve?` } },
+      Math.max(60_000, deadline - Date.now()),
+    );
     if (reply.type !== "elicitation.parked") {
       error(`elicit ${p.id}: ${JSON.stringify(reply)}`);
       return undefined;

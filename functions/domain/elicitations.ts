@@ -12,7 +12,21 @@ import { canonicalJson, hashOf } from "./canonical.js";
 import { checkContent } from "./content.js";
 import type { Context } from "./context.js";
 import type { Delivery, VerdictFrame } from "./delivery.js";
-import { TOLLGATE, isResolved, paramsOf, requestEvent, shownVerdict, verdictFrame, viaOf, type Caller, type Connection, type ElicitationItem, type Reason, type Resolved, type Verdict } from "./items.js";
+import {
+  TOLLGATE,
+  isResolved,
+  paramsOf,
+  requestEvent,
+  shownVerdict,
+  verdictFrame,
+  viaOf,
+  type Caller,
+  type Connection,
+  type ElicitationItem,
+  type Reason,
+  type Resolved,
+  type Verdict,
+} from "./items.js";
 import type { RateCharge, RateLimiter } from "./rate-limit.js";
 import type { Sessions } from "./sessions.js";
 import type { NewElicitation } from "./stores/elicitations.js";
@@ -122,11 +136,7 @@ export function createElicitations(ctx: Context, sessions: Sessions, delivery: D
       ...(session.parent_session_id ? { block_state: "armed" as const, block_round: 1 } : {}),
     };
     const charge = limiter?.charge(caller, "raise");
-    const writes = [
-      ...store.raise(item, JSON.stringify(requestEvent(item))),
-      sessionStore.countUp(caller.tenant, session.session_id, createdAt),
-      ...(charge ? [charge.write] : []),
-    ];
+    const writes = [...store.raise(item, JSON.stringify(requestEvent(item))), sessionStore.countUp(caller.tenant, session.session_id, createdAt), ...(charge ? [charge.write] : [])];
     const lost = await ctx.db.transact(writes);
     if (!lost) return { created: true, elicitation_id: elicitationId, deadline: item.deadline, session_runner: session.runner_connection_id };
     // An id that exists is a re-publish, which counts nothing; otherwise the count may be what refused it.

@@ -24,8 +24,7 @@ export interface RateCharge {
 }
 
 export function createRateLimiter(ctx: Context) {
-  const limitOf = (operation: RateLimitedOperation) =>
-    operation === "raise" ? ctx.config.rateLimits.raisesPerMinute : ctx.config.rateLimits.verdictsPerMinute;
+  const limitOf = (operation: RateLimitedOperation) => (operation === "raise" ? ctx.config.rateLimits.raisesPerMinute : ctx.config.rateLimits.verdictsPerMinute);
 
   return {
     /** The count of one call of `operation` by this caller; undefined when that limit is off. */

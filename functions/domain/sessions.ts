@@ -145,11 +145,7 @@ export function createSessions(ctx: Context) {
     /** The session with its own and its descendants' pending request events, oldest first. */
     async snapshot(caller: Caller, sessionId: string) {
       requireRole(caller, "read");
-      const [session, own, below] = await Promise.all([
-        find(caller.tenant, sessionId),
-        elicitations.pendingIn(caller.tenant, sessionId),
-        elicitations.pendingBelow(caller.tenant, sessionId),
-      ]);
+      const [session, own, below] = await Promise.all([find(caller.tenant, sessionId), elicitations.pendingIn(caller.tenant, sessionId), elicitations.pendingBelow(caller.tenant, sessionId)]);
       return {
         ...summary(session),
         pending_elicitations: own.map(eventOf),

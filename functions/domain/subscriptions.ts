@@ -24,7 +24,8 @@ export function createSubscriptions(ctx: Context, sessions: Sessions) {
       }
       const ttl = Math.floor(ctx.now() / 1000) + SUBSCRIBER_TTL_SECONDS;
       if (wanted === "*") await subscribers.subscribeAll(caller.tenant, connectionId, ttl);
-      else if (!(await subscribers.subscribe(caller.tenant, connectionId, wanted, MAX_SUBSCRIBED_SESSIONS, ttl))) throw badRequest(`a connection subscribes to at most ${MAX_SUBSCRIBED_SESSIONS} sessions (or to "*")`);
+      else if (!(await subscribers.subscribe(caller.tenant, connectionId, wanted, MAX_SUBSCRIBED_SESSIONS, ttl)))
+        throw badRequest(`a connection subscribes to at most ${MAX_SUBSCRIBED_SESSIONS} sessions (or to "*")`);
     },
 
     /**

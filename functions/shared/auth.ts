@@ -14,9 +14,7 @@ let secret: Promise<Uint8Array> | undefined;
 
 async function loadSecret(): Promise<Uint8Array> {
   const arn = process.env[env.jwtSecretArn];
-  const value = arn
-    ? (await new SecretsManagerClient({}).send(new GetSecretValueCommand({ SecretId: arn }))).SecretString
-    : process.env[env.jwtSecret];
+  const value = arn ? (await new SecretsManagerClient({}).send(new GetSecretValueCommand({ SecretId: arn }))).SecretString : process.env[env.jwtSecret];
   if (!value) throw new Error("no JWT secret configured");
   return new TextEncoder().encode(value);
 }

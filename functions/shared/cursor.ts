@@ -15,12 +15,7 @@ export function encodeCursor(key: Uint8Array, tenant: string, after: string): st
 export function decodeCursor(key: Uint8Array, tenant: string, cursor: string, position: z.ZodType<string> = Id): string {
   const [payload, signature, extra] = cursor.split(".");
   const expected = payload ? mac(key, tenant, payload) : "";
-  const valid =
-    !!payload &&
-    extra === undefined &&
-    signature !== undefined &&
-    Buffer.byteLength(signature) === expected.length &&
-    timingSafeEqual(Buffer.from(signature), Buffer.from(expected));
+  const valid = !!payload && extra === undefined && signature !== undefined && Buffer.byteLength(signature) === expected.length && timingSafeEqual(Buffer.from(signature), Buffer.from(expected));
   if (!valid) throw badRequest("cursor is not valid");
   const after = (JSON.parse(Buffer.from(payload, "base64url").toString()) as { after?: unknown }).after;
   const parsed = position.safeParse(after);

@@ -28,8 +28,7 @@ export const badRequest = (message: string) => new ProtocolError("bad_request", 
 export const notFound = (what: string) => new ProtocolError("not_found", `${what} not found`);
 export const forbidden = (message: string) => new ProtocolError("forbidden", message);
 
-export const rateLimited = (message: string, retryAfterSeconds: number) =>
-  new ProtocolError("rate_limited", message, { retry_after_seconds: retryAfterSeconds });
+export const rateLimited = (message: string, retryAfterSeconds: number) => new ProtocolError("rate_limited", message, { retry_after_seconds: retryAfterSeconds });
 
 /** Messages may quote the caller's own input (a zod issue names the key): never more than this. */
 const MESSAGE_CHARS = 300;

@@ -73,9 +73,7 @@ async function discover(config: IssuerConfig): Promise<{ jwks_uri: string; algor
   const url = `${config.issuer.replace(/\/$/, "")}/.well-known/openid-configuration`;
   const response = await fetch(url, { signal: AbortSignal.timeout(config.timeout_ms) });
   if (!response.ok) throw new Error(`discovery answered ${response.status}`);
-  const document = z
-    .object({ issuer: z.string(), jwks_uri: z.url(), id_token_signing_alg_values_supported: z.array(z.string()).optional() })
-    .parse(await response.json());
+  const document = z.object({ issuer: z.string(), jwks_uri: z.url(), id_token_signing_alg_values_supported: z.array(z.string()).optional() }).parse(await response.json());
   if (document.issuer !== config.issuer) throw new Error(`discovery names issuer ${document.issuer}`);
   const offered = (document.id_token_signing_alg_values_supported ?? ["RS256"]).filter((alg) => Algorithm.safeParse(alg).success);
   return { jwks_uri: config.jwks_uri ?? document.jwks_uri, algorithms: config.algorithms ?? offered };
@@ -97,7 +95,8 @@ function keysOf(verifier: Verifier): Promise<{ keys: Keys; algorithms: string[] 
 
 /** Errors that mean "we could not get keys", as opposed to "this token is bad". */
 const isOutage = (error: unknown) =>
-  error instanceof Error && (["ERR_JWKS_TIMEOUT", "ERR_JWKS_INVALID"].includes((error as { code?: string }).code ?? "") || error.name === "TypeError" || error.name === "TimeoutError" || /discovery|fetch/i.test(error.message));
+  error instanceof Error &&
+  (["ERR_JWKS_TIMEOUT", "ERR_JWKS_INVALID"].includes((error as { code?: string }).code ?? "") || error.name === "TypeError" || error.name === "TimeoutError" || /discovery|fetch/i.test(error.message));
 
 /** The string values of the named claims: list claims as they are, a string claim split on spaces (as `scope` is). */
 function claimValues(payload: JWTPayload, names: string | string[]): string[] {

@@ -222,12 +222,7 @@ const replySchema = (schema?: Component | Component[]) => (Array.isArray(schema)
 const jsonLines = (schema?: Component) => (schema ? { "application/x-ndjson": { itemSchema: ref(schema) } } : {});
 
 const successResponses = (op: Operation) =>
-  Object.fromEntries(
-    Object.entries(op.replies).map(([status, reply]) => [
-      status,
-      { description: reply.description, content: { ...json(replySchema(reply.schema)), ...jsonLines(reply.jsonl) } },
-    ]),
-  );
+  Object.fromEntries(Object.entries(op.replies).map(([status, reply]) => [status, { description: reply.description, content: { ...json(replySchema(reply.schema)), ...jsonLines(reply.jsonl) } }]));
 
 function operation(name: FunctionName, path: string) {
   const op = operations[name];
@@ -263,7 +258,7 @@ export function openApiDocument() {
       title: "Tollgate",
       version: "1",
       summary: "Human-in-the-loop control plane for AI agents",
-      description: "The HTTP API of Tollgate's wire protocol v1 (docs/protocol.md). Errors are `{\"error\":{\"code\",\"message\"}}`; a refused request changes nothing.",
+      description: 'The HTTP API of Tollgate\'s wire protocol v1 (docs/protocol.md). Errors are `{"error":{"code","message"}}`; a refused request changes nothing.',
       license: { name: "Apache-2.0", identifier: "Apache-2.0" },
     },
     servers: [

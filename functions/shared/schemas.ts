@@ -24,8 +24,7 @@ export const LIMITS = {
  * A number DynamoDB stores as it was given: finite, inside the safe integer range, and zero or at
  * least 1e-130 in magnitude (DynamoDB refuses smaller ones; the SDK refuses unsafe integers).
  */
-export const isStorableNumber = (n: number): boolean =>
-  Number.isFinite(n) && Math.abs(n) <= Number.MAX_SAFE_INTEGER && (n === 0 || Math.abs(n) >= 1e-130);
+export const isStorableNumber = (n: number): boolean => Number.isFinite(n) && Math.abs(n) <= Number.MAX_SAFE_INTEGER && (n === 0 || Math.abs(n) >= 1e-130);
 const StorableNumber = z.number().refine(isStorableNumber, "must be within ±9007199254740991, and 0 or at least 1e-130 in magnitude");
 
 /** Why a JSON value could not be stored as a DynamoDB map (an empty key, an unstorable number), or undefined. */
@@ -87,7 +86,13 @@ const StringProperty = z
     if (p.enum && p.oneOf) ctx.addIssue({ code: "custom", path: ["oneOf"], message: "a select has enum or oneOf, not both" });
     if (p.enumNames && p.enumNames.length !== p.enum?.length) ctx.addIssue({ code: "custom", path: ["enumNames"], message: "enumNames needs one name for each enum value" });
     if (p.enum) choosable(ctx, p.enum, [p.default], ["enum"]);
-    if (p.oneOf) choosable(ctx, p.oneOf.map((c) => c.const), [p.default], ["oneOf"]);
+    if (p.oneOf)
+      choosable(
+        ctx,
+        p.oneOf.map((c) => c.const),
+        [p.default],
+        ["oneOf"],
+      );
   });
 const Bounds = { ...Described, minimum: StorableNumber.optional(), maximum: StorableNumber.optional(), default: StorableNumber.optional() };
 const NumberProperty = z.strictObject({ type: z.literal("number"), ...Bounds }).superRefine((p, ctx) => ordered(ctx, p, "minimum", "maximum"));
@@ -138,7 +143,10 @@ const UrlParams = z.strictObject({
   mode: z.literal("url"),
   message: Message,
   url: WebUrl,
-  elicitationId: z.string().min(1).max(LIMITS.idLength * 2),
+  elicitationId: z
+    .string()
+    .min(1)
+    .max(LIMITS.idLength * 2),
   requestedSchema: z.never({ error: "URL mode takes no requestedSchema" }).optional(),
 });
 export const ElicitationParams = z.discriminatedUnion("mode", [FormParams, UrlParams]);
@@ -187,7 +195,10 @@ export const PostMessageBody = z.strictObject({ text: z.string().min(1).max(LIMI
 export const ListSessionsQuery = z.strictObject({
   limit: z.coerce.number().int().min(LIMITS.listLimit.min).max(LIMITS.listLimit.max).optional(),
   cursor: z.string().max(2_048).optional(),
-  ids: z.string().max(LIMITS.idsPerLookup * 130).optional(),
+  ids: z
+    .string()
+    .max(LIMITS.idsPerLookup * 130)
+    .optional(),
   pending: z.enum(["true", "false"]).optional(),
 });
 
@@ -249,7 +260,11 @@ export const TimerInput = z.strictObject({
   connection_id: z.string().min(1).max(256).optional(),
   round: z.number().int().min(1).optional(),
   target_id: Id.optional(),
-  event_id: z.string().min(1).max(LIMITS.idLength * 3).optional(),
+  event_id: z
+    .string()
+    .min(1)
+    .max(LIMITS.idLength * 3)
+    .optional(),
   attempt: z.number().int().min(1).optional(),
 });
 export type TimerInput = z.infer<typeof TimerInput>;

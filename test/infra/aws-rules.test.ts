@@ -7,18 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { functions as catalog } from "../../functions/catalog.js";
 import { env } from "../../functions/shared/env.js";
-import {
-  actionsOf,
-  asArray,
-  type CfnTemplate,
-  functionNames,
-  logicalId,
-  removeStubSourceRoot,
-  type Statement,
-  statementsOf,
-  type Synth,
-  synth,
-} from "./helpers.js";
+import { actionsOf, asArray, type CfnTemplate, functionNames, logicalId, removeStubSourceRoot, type Statement, statementsOf, type Synth, synth } from "./helpers.js";
 
 let s: Synth;
 beforeAll(() => {
@@ -119,7 +108,11 @@ describe("a bring-your-own JWT secret encrypted with a customer managed key", ()
   });
 
   it("no function may use KMS without the key in context; a malformed key, or a key without a secret, is refused", () => {
-    for (const name of functionNames) expect(actionsOf(statementsOf(s.json, s.roleId(name))).filter((a) => a.startsWith("kms:")), name).toEqual([]);
+    for (const name of functionNames)
+      expect(
+        actionsOf(statementsOf(s.json, s.roleId(name))).filter((a) => a.startsWith("kms:")),
+        name,
+      ).toEqual([]);
     expect(() => synth({ "tollgate:jwtSecretArn": secretArn, "tollgate:jwtSecretKeyArn": "alias/tollgate" })).toThrow(/jwtSecretKeyArn/);
     expect(() => synth({ "tollgate:jwtSecretKeyArn": keyArn })).toThrow(/only with tollgate:jwtSecretArn/);
   });
@@ -131,9 +124,7 @@ describe("schedules have a dead letter, and their failures alarm", () => {
   it("the dead-letter queue is encrypted and refuses plain HTTP", () => {
     expect(s.json.Resources[dlqId()].Properties.SqsManagedSseEnabled).toBe(true);
     const [[, policy]] = ofType(s.json, "AWS::SQS::QueuePolicy").filter(([, p]) => asArray(p.Properties.Queues).some((q: any) => q.Ref === dlqId()));
-    expect(asArray<Statement>(policy.Properties.PolicyDocument.Statement)).toContainEqual(
-      expect.objectContaining({ Effect: "Deny", Condition: { Bool: { "aws:SecureTransport": "false" } } }),
-    );
+    expect(asArray<Statement>(policy.Properties.PolicyDocument.Statement)).toContainEqual(expect.objectContaining({ Effect: "Deny", Condition: { Bool: { "aws:SecureTransport": "false" } } }));
   });
 
   it("the scheduler role may send to that queue and to nothing else", () => {

@@ -81,9 +81,7 @@ describe.skipIf(entriesMissing.length > 0)("synth with bundling (local esbuild, 
     const packageSpecifier = /^(@[a-z0-9][\w.-]*\/)?[a-z0-9][\w.-]*(\/[\w.@-]+)*$/;
     for (const s of sizes) {
       const code = fs.readFileSync(path.join(s.assetDir, "index.mjs"), "utf8");
-      const specifiers = [...code.matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*)["']([^"']+)["']/g)]
-        .map((m) => m[1])
-        .filter((spec) => packageSpecifier.test(spec));
+      const specifiers = [...code.matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*)["']([^"']+)["']/g)].map((m) => m[1]).filter((spec) => packageSpecifier.test(spec));
       const bare = specifiers.filter((spec) => !builtins.has(spec.replace(/^node:/, "")) && !optionalPeers.has(spec));
       expect(bare, s.name).toEqual([]);
       // The banner's own import is there: the check above does see imports.
@@ -94,7 +92,10 @@ describe.skipIf(entriesMissing.length > 0)("synth with bundling (local esbuild, 
   it("no dev dependency ends up in a bundle; only declared dependencies (and their own deps) do", () => {
     const dev = new Set(Object.keys(pkg.devDependencies));
     for (const s of sizes) {
-      expect(s.packages.filter((p) => dev.has(p)), s.name).toEqual([]);
+      expect(
+        s.packages.filter((p) => dev.has(p)),
+        s.name,
+      ).toEqual([]);
     }
     // The SDK clients in the bundles are the pinned ones of package.json.
     const sdkInBundles = new Set(sizes.flatMap((s) => s.packages).filter((p) => p.startsWith("@aws-sdk/client-")));

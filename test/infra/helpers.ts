@@ -112,7 +112,6 @@ export function statementsOf(json: CfnTemplate, roleLogicalId: string): Statemen
   return out;
 }
 
-export const actionsOf = (statements: Statement[]): string[] =>
-  [...new Set(statements.flatMap((s) => asArray(s.Action)))].sort();
+export const actionsOf = (statements: Statement[]): string[] => [...new Set(statements.flatMap((s) => asArray(s.Action)))].sort();
 
 export const functionNames = Object.keys(catalog) as FunctionName[];

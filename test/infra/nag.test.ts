@@ -18,11 +18,7 @@ interface Violation {
   violatingConstructs: { constructPath: string }[];
 }
 
-function nagRun(
-  extra?: (stack: ReturnType<typeof createTollgateApp>["stack"]) => void,
-  env?: { account?: string; region?: string },
-  context: Record<string, unknown> = {},
-) {
+function nagRun(extra?: (stack: ReturnType<typeof createTollgateApp>["stack"]) => void, env?: { account?: string; region?: string }, context: Record<string, unknown> = {}) {
   const outdir = fs.mkdtempSync(path.join(os.tmpdir(), "tollgate-nag-"));
   const { app, stack } = createTollgateApp({
     app: { outdir, context: { "aws:cdk:bundling-stacks": [], ...context } },
@@ -42,8 +38,7 @@ function nagRun(
   return { app, stack, error, violations };
 }
 
-const describeViolations = (vs: Violation[]) =>
-  vs.map((v) => `${v.ruleName} @ ${v.violatingConstructs.map((c) => c.constructPath).join(", ")}`);
+const describeViolations = (vs: Violation[]) => vs.map((v) => `${v.ruleName} @ ${v.violatingConstructs.map((c) => c.constructPath).join(", ")}`);
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -59,15 +54,19 @@ describe("cdk-nag AwsSolutionsChecks and the Control Tower cfn-guard rules", () 
 
   it("finds nothing unacknowledged with the account and region known (as `cdk synth` with a profile) and every opt-in on", () => {
     // ARNs then render with literal values (`us-east-1`), which the acknowledgment ids must follow.
-    const { error, violations } = nagRun(undefined, { account: "123456789012", region: "us-east-1" }, {
-      "tollgate:apiGatewayCloudWatchRole": true,
-      "tollgate:jwtSecretArn": "arn:aws:secretsmanager:us-east-1:123456789012:secret:tollgate/jwt-AbCdEf",
-      "tollgate:jwtSecretKeyArn": "arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab",
-      "tollgate:alarmEmail": "ops@example.com",
-      "tollgate:cognito": true,
-      "tollgate:cognitoDomainPrefix": "tollgate-example",
-      "tollgate:inboxUrls": "https://inbox.example.com/",
-    });
+    const { error, violations } = nagRun(
+      undefined,
+      { account: "123456789012", region: "us-east-1" },
+      {
+        "tollgate:apiGatewayCloudWatchRole": true,
+        "tollgate:jwtSecretArn": "arn:aws:secretsmanager:us-east-1:123456789012:secret:tollgate/jwt-AbCdEf",
+        "tollgate:jwtSecretKeyArn": "arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab",
+        "tollgate:alarmEmail": "ops@example.com",
+        "tollgate:cognito": true,
+        "tollgate:cognitoDomainPrefix": "tollgate-example",
+        "tollgate:inboxUrls": "https://inbox.example.com/",
+      },
+    );
     expect(describeViolations(violations)).toEqual([]);
     expect(error).toBeUndefined();
   }, 300_000);
@@ -108,12 +107,7 @@ describe("cdk-nag AwsSolutionsChecks and the Control Tower cfn-guard rules", () 
     // Same app, acknowledgments ignored: each one must match a real finding under its construct.
     vi.spyOn(Validations.prototype, "acknowledge").mockImplementation(() => {});
     const { violations } = nagRun();
-    const stale = acks.filter(
-      (a) =>
-        !violations.some(
-          (v) => v.ruleName === a.rule && v.violatingConstructs.some((c) => c.constructPath === a.path || c.constructPath.startsWith(`${a.path}/`)),
-        ),
-    );
+    const stale = acks.filter((a) => !violations.some((v) => v.ruleName === a.rule && v.violatingConstructs.some((c) => c.constructPath === a.path || c.constructPath.startsWith(`${a.path}/`))));
     expect(stale).toEqual([]);
   }, 300_000);
 });

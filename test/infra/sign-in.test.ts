@@ -62,7 +62,11 @@ describe("a user pool made by the stack", () => {
       }
       const issuers = IssuerConfigs.parse(JSON.parse(resolved(value)));
       expect(issuers.map((i) => i.issuer)[0], name).toBe("https://login.example.com");
-      expect(issuers[1], name).toMatchObject({ audience_claim: "client_id", tenant: { value: "acme" }, role: { map: { "tollgate-approvers": "human", "tollgate-admins": "service", "tollgate/runner": "runner" } } });
+      expect(issuers[1], name).toMatchObject({
+        audience_claim: "client_id",
+        tenant: { value: "acme" },
+        role: { map: { "tollgate-approvers": "human", "tollgate-admins": "service", "tollgate/runner": "runner" } },
+      });
     }
   });
 

@@ -9,19 +9,7 @@ import { type FunctionName, type FunctionSpec, functions as catalog, timerFuncti
 import { env } from "../../functions/shared/env.js";
 import { mainTable } from "../../functions/shared/tables.js";
 import { webSocketStageName } from "../../infra/stack.js";
-import {
-  actionsOf,
-  asArray,
-  type CfnTemplate,
-  functionNames,
-  removeStubSourceRoot,
-  logicalId,
-  refsIn,
-  type Statement,
-  statementsOf,
-  type Synth,
-  synth,
-} from "./helpers.js";
+import { actionsOf, asArray, type CfnTemplate, functionNames, removeStubSourceRoot, logicalId, refsIn, type Statement, statementsOf, type Synth, synth } from "./helpers.js";
 
 let s: Synth;
 beforeAll(() => {
@@ -29,8 +17,7 @@ beforeAll(() => {
 }, 60_000);
 afterAll(removeStubSourceRoot);
 
-const resourcesOfType = (json: CfnTemplate, type: string) =>
-  Object.entries(json.Resources).filter(([, r]) => r.Type === type);
+const resourcesOfType = (json: CfnTemplate, type: string) => Object.entries(json.Resources).filter(([, r]) => r.Type === type);
 
 const only = <T>(items: T[], what: string): T => {
   expect(items, what).toHaveLength(1);
@@ -115,9 +102,7 @@ describe("functions", () => {
     for (const name of functionNames) {
       const role = s.json.Resources[s.roleId(name)];
       expect(role.Properties.ManagedPolicyArns, name).toBeUndefined();
-      expect(role.Properties.AssumeRolePolicyDocument.Statement).toEqual([
-        { Action: "sts:AssumeRole", Effect: "Allow", Principal: { Service: "lambda.amazonaws.com" } },
-      ]);
+      expect(role.Properties.AssumeRolePolicyDocument.Statement).toEqual([{ Action: "sts:AssumeRole", Effect: "Allow", Principal: { Service: "lambda.amazonaws.com" } }]);
       const logs = statementsOf(s.json, s.roleId(name)).filter((st) => actionsOf([st]).some((a) => a.startsWith("logs:")));
       const logGroupId = s.json.Resources[s.fnId(name)].Properties.LoggingConfig.LogGroup.Ref;
       expect(logs, name).toEqual([
@@ -168,7 +153,11 @@ describe("IAM: exactly the catalog's grants", () => {
     const itemActions = new Set(["GetItem", "BatchGetItem", "Query", "PutItem", "UpdateItem", "DeleteItem", "ConditionCheckItem"].map((a) => `dynamodb:${a}`));
     const onTable = statements.filter((st) => asArray(st.Action).some((a) => itemActions.has(a)));
     const granted = new Set(onTable.flatMap((st) => asArray(st.Action)));
-    expect([...granted].sort()).toEqual(spec(name).table.map((a) => `dynamodb:${a}`).sort());
+    expect([...granted].sort()).toEqual(
+      spec(name)
+        .table.map((a) => `dynamodb:${a}`)
+        .sort(),
+    );
     for (const st of onTable) {
       expect(st.Effect).toBe("Allow");
       expect(st.Condition).toBeUndefined();
@@ -177,36 +166,31 @@ describe("IAM: exactly the catalog's grants", () => {
       if (!tableOnly) {
         // The index statement: Query only, on the two named indexes, no wildcard.
         expect(asArray(st.Action)).toEqual(["dynamodb:Query"]);
-        expect(resources).toEqual(
-          Object.values(mainTable.indexes).map((ix) => ({ "Fn::Join": ["", [tableArn, `/index/${ix.name}`]] })),
-        );
+        expect(resources).toEqual(Object.values(mainTable.indexes).map((ix) => ({ "Fn::Join": ["", [tableArn, `/index/${ix.name}`]] })));
       }
     }
     const indexStatements = onTable.filter((st) => JSON.stringify(st.Resource).includes("/index/"));
     expect(indexStatements.length > 0, "index grant iff Query").toBe(spec(name).table.includes("Query" as never));
   });
 
-  it.each(functionNames)(
-    "%s: execute-api:ManageConnections iff `connections` or `closesConnections`: POST on this stage's @connections only, and DELETE for `closesConnections`",
-    (name) => {
-      const f = spec(name);
-      const st = statementsOf(s.json, s.roleId(name)).filter((x) => asArray(x.Action).includes("execute-api:ManageConnections"));
-      if (!f.connections && !f.closesConnections) {
-        expect(st).toEqual([]);
-        return;
-      }
-      const wsApiId = logicalId(s.stack, s.stack.webSocketApi.node.defaultChild);
-      const on = (verb: string) => ({
-        "Fn::Join": [
-          "",
-          ["arn:", { Ref: "AWS::Partition" }, ":execute-api:", { Ref: "AWS::Region" }, ":", { Ref: "AWS::AccountId" }, ":", { Ref: wsApiId }, `/${webSocketStageName}/${verb}/@connections/*`],
-        ],
-      });
-      expect(st).toHaveLength(1);
-      expect(asArray(st[0].Action)).toEqual(["execute-api:ManageConnections"]);
-      expect(asArray(st[0].Resource)).toEqual(f.closesConnections ? [on("POST"), on("DELETE")] : [on("POST")]);
-    },
-  );
+  it.each(functionNames)("%s: execute-api:ManageConnections iff `connections` or `closesConnections`: POST on this stage's @connections only, and DELETE for `closesConnections`", (name) => {
+    const f = spec(name);
+    const st = statementsOf(s.json, s.roleId(name)).filter((x) => asArray(x.Action).includes("execute-api:ManageConnections"));
+    if (!f.connections && !f.closesConnections) {
+      expect(st).toEqual([]);
+      return;
+    }
+    const wsApiId = logicalId(s.stack, s.stack.webSocketApi.node.defaultChild);
+    const on = (verb: string) => ({
+      "Fn::Join": [
+        "",
+        ["arn:", { Ref: "AWS::Partition" }, ":execute-api:", { Ref: "AWS::Region" }, ":", { Ref: "AWS::AccountId" }, ":", { Ref: wsApiId }, `/${webSocketStageName}/${verb}/@connections/*`],
+      ],
+    });
+    expect(st).toHaveLength(1);
+    expect(asArray(st[0].Action)).toEqual(["execute-api:ManageConnections"]);
+    expect(asArray(st[0].Resource)).toEqual(f.closesConnections ? [on("POST"), on("DELETE")] : [on("POST")]);
+  });
 
   it.each(functionNames)("%s: scheduler actions and iam:PassRole (scheduler role only) iff `scheduler`", (name) => {
     const statements = statementsOf(s.json, s.roleId(name));
@@ -370,8 +354,7 @@ describe("HTTP API", () => {
     return s.json.Resources[target["Fn::Join"][1][1].Ref];
   }
 
-  const httpRoutes = () =>
-    resourcesOfType(s.json, "AWS::ApiGatewayV2::Route").filter(([, r]) => r.Properties.ApiId.Ref === httpApiId());
+  const httpRoutes = () => resourcesOfType(s.json, "AWS::ApiGatewayV2::Route").filter(([, r]) => r.Properties.ApiId.Ref === httpApiId());
 
   it("has one route per catalog http trigger, wired to that function with payload format 2.0", () => {
     const expected = functionNames.filter((n) => spec(n).trigger.kind === "http");
@@ -429,7 +412,10 @@ describe("WebSocket API", () => {
     const responses = resourcesOfType(s.json, "AWS::ApiGatewayV2::RouteResponse");
     for (const name of expected) {
       const routeKey = (spec(name).trigger as { route: string }).route;
-      const [routeId, route] = only(wsRoutes().filter(([, r]) => r.Properties.RouteKey === routeKey), `route ${routeKey}`);
+      const [routeId, route] = only(
+        wsRoutes().filter(([, r]) => r.Properties.RouteKey === routeKey),
+        `route ${routeKey}`,
+      );
       const target = route.Properties.Target["Fn::Join"][1];
       const integration = s.json.Resources[target[1].Ref];
       expect(integration.Properties.IntegrationType).toBe("AWS_PROXY");
@@ -442,7 +428,10 @@ describe("WebSocket API", () => {
   });
 
   it("$connect is authorised by the ws-authorizer function, with no mandatory identity source", () => {
-    const [, connect] = only(wsRoutes().filter(([, r]) => r.Properties.RouteKey === "$connect"), "$connect");
+    const [, connect] = only(
+      wsRoutes().filter(([, r]) => r.Properties.RouteKey === "$connect"),
+      "$connect",
+    );
     expect(connect.Properties.AuthorizationType).toBe("CUSTOM");
     const authorizer = s.json.Resources[connect.Properties.AuthorizerId.Ref];
     expect(authorizer.Type).toBe("AWS::ApiGatewayV2::Authorizer");
@@ -481,7 +470,10 @@ describe("DynamoDB stream", () => {
     const tableId = logicalId(s.stack, s.stack.table.node.defaultChild);
     const queueId = logicalId(s.stack, s.stack.failureQueue.node.defaultChild);
     for (const name of streamFns) {
-      const [, m] = only(mappings.filter(([, r]) => r.Properties.FunctionName.Ref === s.fnId(name)), name);
+      const [, m] = only(
+        mappings.filter(([, r]) => r.Properties.FunctionName.Ref === s.fnId(name)),
+        name,
+      );
       expect(m.Properties).toMatchObject({
         EventSourceArn: { "Fn::GetAtt": [tableId, "StreamArn"] },
         StartingPosition: "TRIM_HORIZON",
@@ -502,9 +494,7 @@ describe("DynamoDB stream", () => {
     s.template.hasResourceProperties("AWS::SQS::QueuePolicy", {
       Queues: [{ Ref: queueId }],
       PolicyDocument: {
-        Statement: Match.arrayWith([
-          Match.objectLike({ Effect: "Deny", Condition: { Bool: { "aws:SecureTransport": "false" } } }),
-        ]),
+        Statement: Match.arrayWith([Match.objectLike({ Effect: "Deny", Condition: { Bool: { "aws:SecureTransport": "false" } } })]),
       },
     });
   });
@@ -564,16 +554,12 @@ describe("alarms and outputs", () => {
     for (const a of alarms) expect(a.AlarmActions).toEqual([{ Ref: topicId }]);
     for (const name of functionNames) {
       for (const metric of ["Errors", "Throttles"]) {
-        const hits = alarms.filter(
-          (a) => a.MetricName === metric && a.Namespace === "AWS/Lambda" && a.Dimensions?.[0]?.Value?.Ref === s.fnId(name),
-        );
+        const hits = alarms.filter((a) => a.MetricName === metric && a.Namespace === "AWS/Lambda" && a.Dimensions?.[0]?.Value?.Ref === s.fnId(name));
         expect(hits.length, `${name} ${metric}`).toBe(1);
       }
     }
     const queueId = logicalId(s.stack, s.stack.failureQueue.node.defaultChild);
-    expect(
-      alarms.filter((a) => a.Namespace === "AWS/SQS" && a.MetricName === "ApproximateNumberOfMessagesVisible" && refsIn(a.Dimensions).has(queueId)),
-    ).toHaveLength(1);
+    expect(alarms.filter((a) => a.Namespace === "AWS/SQS" && a.MetricName === "ApproximateNumberOfMessagesVisible" && refsIn(a.Dimensions).has(queueId))).toHaveLength(1);
   });
 
   it("outputs the HTTP URL, the WebSocket URL and the table name", () => {
@@ -627,9 +613,7 @@ describe("deployability", () => {
 
   it("every function depends on its role's policy (no cold start without its grants)", () => {
     for (const name of functionNames) {
-      const policy = resourcesOfType(s.json, "AWS::IAM::Policy").find(([, r]) =>
-        asArray(r.Properties.Roles).some((x: any) => x.Ref === s.roleId(name)),
-      );
+      const policy = resourcesOfType(s.json, "AWS::IAM::Policy").find(([, r]) => asArray(r.Properties.Roles).some((x: any) => x.Ref === s.roleId(name)));
       expect(policy, name).toBeDefined();
       expect(asArray(s.json.Resources[s.fnId(name)].DependsOn), name).toContain(policy![0]);
     }

@@ -26,7 +26,9 @@ it("a delivery between two attempts when the runtime stops is delivered once aft
   const hook = new Webhook(created.body.secret);
   const runner = await first.token("runner");
   await first.http(runner, "PUT", "/v1/sessions/conv_restart", {});
-  expect((await first.http(runner, "POST", "/v1/sessions/conv_restart/events", { type: "response.elicitation_request", elicitation_id: "el_restart", params: { message: "restart?" } })).status).toBe(201);
+  expect((await first.http(runner, "POST", "/v1/sessions/conv_restart/events", { type: "response.elicitation_request", elicitation_id: "el_restart", params: { message: "restart?" } })).status).toBe(
+    201,
+  );
   await eventually(() => expect(receiver.at("/restart").map((r) => r.status)).toEqual([500]), 30_000);
   await first.stop();
   harnesses.pop();

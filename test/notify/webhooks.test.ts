@@ -34,8 +34,7 @@ async function raise(session: string, id: string, parent?: string) {
   expect(r.status).toBe(201);
 }
 
-const answer = async (session: string, id: string) =>
-  t.http(await t.token("human"), "POST", `/v1/sessions/${session}/events`, { type: "approval", elicitation_id: id, action: "accept" });
+const answer = async (session: string, id: string) => t.http(await t.token("human"), "POST", `/v1/sessions/${session}/events`, { type: "approval", elicitation_id: id, action: "accept" });
 
 /** Verified with the library: the payload it returns, or it throws. */
 const verified = (hook: Webhook, r: { body: string; headers: Record<string, string> }) => hook.verify(r.body, r.headers) as { type: string; data: any };

@@ -61,7 +61,13 @@ beforeAll(async () => {
   service = await t.token("service", "fuzz-service");
   // A small world to aim at: a parent and a child session, a pending elicitation with a strict form.
   const main = await t.socket(runner);
-  const hello = await main.request({ action: "hello", sessions: [{ session_id: "conv_fuzz", title: "fuzz:root" }, { session_id: "conv_fuzz_child", parent_session_id: "conv_fuzz" }] });
+  const hello = await main.request({
+    action: "hello",
+    sessions: [
+      { session_id: "conv_fuzz", title: "fuzz:root" },
+      { session_id: "conv_fuzz_child", parent_session_id: "conv_fuzz" },
+    ],
+  });
   expect(hello.type).toBe("hello.ok");
   const parked = await main.request({ action: "elicit", session_id: "conv_fuzz_child", elicitation_id: "el_fuzz", params: { message: "Pick one", requestedSchema: form } });
   expect(parked.type).toBe("elicitation.parked");
@@ -121,7 +127,12 @@ const bodyRoutes: { name: string; method: string; path: string; token: () => str
     path: "/v1/sessions/conv_fuzz/events",
     token: () => runner,
     template: { type: "response.elicitation_request", elicitation_id: "el_fuzz_new", params: { message: "May I?" }, timeout_seconds: 60 },
-    fields: { type: { required: true, bad: badType }, elicitation_id: { required: false, bad: badId }, params: { required: true, bad: badParams }, timeout_seconds: { required: false, bad: badTimeout } },
+    fields: {
+      type: { required: true, bad: badType },
+      elicitation_id: { required: false, bad: badId },
+      params: { required: true, bad: badParams },
+      timeout_seconds: { required: false, bad: badTimeout },
+    },
   },
   {
     name: "POST events (approval)",
@@ -229,7 +240,10 @@ describe("HTTP", () => {
     const badIds = fc.oneof(
       // `ids` is split on commas and empty entries are skipped: at least one entry must stay invalid.
       fc
-        .tuple(fc.array(fc.constantFrom("conv_fuzz", "conv_x"), { maxLength: 3 }), badIdString.filter((bad) => bad.split(",").some((part) => part !== "" && !VALID_ID.test(part))))
+        .tuple(
+          fc.array(fc.constantFrom("conv_fuzz", "conv_x"), { maxLength: 3 }),
+          badIdString.filter((bad) => bad.split(",").some((part) => part !== "" && !VALID_ID.test(part))),
+        )
         .map(([ok, bad]) => [...ok, bad].join(",")),
       fc.integer({ min: 101, max: 130 }).map((n) => Array.from({ length: n }, (_, i) => `s${i}`).join(",")),
       fc.constantFrom(",", ",,,", ""),
@@ -239,12 +253,20 @@ describe("HTTP", () => {
       fc.constantFrom(".", "..", "a.b", "a.b.c", "eyJhZnRlciI6ImNvbnZfZnV6eiJ9.", `eyJhZnRlciI6ImNvbnZfZnV6eiJ9.${"é".repeat(43)}`, `eyJhZnRlciI6ImNvbnZfZnV6eiJ9.${"A".repeat(43)}`),
       fc.integer({ min: 2_049, max: 3_000 }).map((n) => "c".repeat(n)),
     );
-    const unknownKey = fc.oneof(fc.constantFrom("__proto__", "constructor", "prototype", "token", "Limit", "page", "hasOwnProperty"), fc.string({ minLength: 1, maxLength: 8 }).map((k) => `x${k}`));
+    const unknownKey = fc.oneof(
+      fc.constantFrom("__proto__", "constructor", "prototype", "token", "Limit", "page", "hasOwnProperty"),
+      fc.string({ minLength: 1, maxLength: 8 }).map((k) => `x${k}`),
+    );
     const badPart = fc.oneof(
       badLimit.map((v) => ["limit", v] as const),
       badIds.map((v) => ["ids", v] as const),
       badCursor.map((v) => ["cursor", v] as const),
-      fc.oneof(fc.string({ maxLength: 10 }).filter((v) => v !== "true" && v !== "false"), fc.constantFrom("TRUE", "1", "yes")).map((v) => ["pending", v] as const),
+      fc
+        .oneof(
+          fc.string({ maxLength: 10 }).filter((v) => v !== "true" && v !== "false"),
+          fc.constantFrom("TRUE", "1", "yes"),
+        )
+        .map((v) => ["pending", v] as const),
       fc.tuple(unknownKey, fc.string({ maxLength: 10 })),
     );
     const query = fc.array(badPart, { minLength: 1, maxLength: 3 }).map((parts) => parts.map(([k, v]) => `${encodeURIComponent(k)}=${encodePath(v)}`).join("&"));
@@ -259,7 +281,13 @@ describe("HTTP", () => {
 
 // ---- WebSocket -------------------------------------------------------------------------------
 
-const badRef = fc.oneof(fc.constant(null), fc.boolean(), fc.array(fc.integer(), { maxLength: 2 }), fc.dictionary(fc.string({ maxLength: 3 }), fc.integer(), { maxKeys: 2 }), fc.integer({ min: 129, max: 400 }).map((n) => "r".repeat(n)));
+const badRef = fc.oneof(
+  fc.constant(null),
+  fc.boolean(),
+  fc.array(fc.integer(), { maxLength: 2 }),
+  fc.dictionary(fc.string({ maxLength: 3 }), fc.integer(), { maxKeys: 2 }),
+  fc.integer({ min: 129, max: 400 }).map((n) => "r".repeat(n)),
+);
 
 const badRegistration = fc.oneof(
   notObject(),
@@ -289,7 +317,11 @@ const frameKinds: { name: string; human?: boolean; frame: fc.Arbitrary<string> }
         },
         resume: {
           required: false,
-          bad: fc.oneof(notArray, fc.tuple(fc.array(fc.constant("el_fuzz"), { maxLength: 2 }), badId).map(([ok, bad]) => [...ok, bad]), fc.constant(Array.from({ length: 1_001 }, (_, i) => `e${i}`))),
+          bad: fc.oneof(
+            notArray,
+            fc.tuple(fc.array(fc.constant("el_fuzz"), { maxLength: 2 }), badId).map(([ok, bad]) => [...ok, bad]),
+            fc.constant(Array.from({ length: 1_001 }, (_, i) => `e${i}`)),
+          ),
         },
         ref: { required: false, bad: badRef },
       },
@@ -300,7 +332,13 @@ const frameKinds: { name: string; human?: boolean; frame: fc.Arbitrary<string> }
     frame: fc.oneof(
       mutatedBody(
         { action: "elicit", session_id: "conv_fuzz", elicitation_id: "el_ws_new", params: { message: "May I?" }, timeout_seconds: 60 },
-        { session_id: { required: true, bad: badId }, elicitation_id: { required: false, bad: badId }, params: { required: true, bad: badParams }, timeout_seconds: { required: false, bad: badTimeout }, ref: { required: false, bad: badRef } },
+        {
+          session_id: { required: true, bad: badId },
+          elicitation_id: { required: false, bad: badId },
+          params: { required: true, bad: badParams },
+          timeout_seconds: { required: false, bad: badTimeout },
+          ref: { required: false, bad: badRef },
+        },
       ).map((f) => JSON.stringify(f)),
       // Over API Gateway's frame limit (32 KB) and message limit (128 KB): the connection closes with 1009.
       fc.nat(1_000).map((n) => JSON.stringify({ action: "elicit", session_id: "conv_fuzz", params: { message: "x" }, pad: "p".repeat(128 * 1024 + n) })),
@@ -333,9 +371,15 @@ const frameKinds: { name: string; human?: boolean; frame: fc.Arbitrary<string> }
     name: "ping",
     frame: fc.oneof(
       badRef.map((ref) => JSON.stringify({ action: "ping", ref })),
-      fc.tuple(fc.oneof(fc.constantFrom("__proto__", "constructor", "session_id"), fc.string({ minLength: 1, maxLength: 8 }).map((k) => `x_${k}`)), fc.jsonValue({ maxDepth: 2 })).map(([k, v]) =>
-        JSON.stringify(withKey({ action: "ping" }, k, v)),
-      ),
+      fc
+        .tuple(
+          fc.oneof(
+            fc.constantFrom("__proto__", "constructor", "session_id"),
+            fc.string({ minLength: 1, maxLength: 8 }).map((k) => `x_${k}`),
+          ),
+          fc.jsonValue({ maxDepth: 2 }),
+        )
+        .map(([k, v]) => JSON.stringify(withKey({ action: "ping" }, k, v))),
     ),
   },
   {
@@ -384,11 +428,13 @@ describe("WebSocket", () => {
             sent++;
           }
           const queues = sockets.map((socket, s) => frames.filter((_, i) => i % sockets.length === s).map((frame) => ({ socket, frame })));
-          const replies = await Promise.all(queues.map(async (queue) => {
-            const out: { frame: string; reply: any }[] = [];
-            for (const { socket, frame } of queue) out.push({ frame, reply: await exchange(socket, frame) });
-            return out;
-          }));
+          const replies = await Promise.all(
+            queues.map(async (queue) => {
+              const out: { frame: string; reply: any }[] = [];
+              for (const { socket, frame } of queue) out.push({ frame, reply: await exchange(socket, frame) });
+              return out;
+            }),
+          );
           sent += frames.length;
           for (const { frame, reply } of replies.flat()) expect(notAnErrorFrame(reply, frame), frame.slice(0, 300)).toBeUndefined();
         }),

@@ -112,7 +112,13 @@ describe("logs", () => {
   });
 
   it("error replies built from any thrown value carry no stack, path or internal name", () => {
-    const nasty = [new TypeError("Cannot read properties of undefined (reading 'x') at /work/main/functions/x.ts:1:1"), new RangeError("Maximum call stack size exceeded"), "a string", null, { stack: "at foo (bar.ts:1)" }];
+    const nasty = [
+      new TypeError("Cannot read properties of undefined (reading 'x') at /work/main/functions/x.ts:1:1"),
+      new RangeError("Maximum call stack size exceeded"),
+      "a string",
+      null,
+      { stack: "at foo (bar.ts:1)" },
+    ];
     for (const value of nasty) {
       const http = errorReply(value);
       expect(http.statusCode).toBe(500);

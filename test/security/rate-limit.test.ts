@@ -61,16 +61,19 @@ describe("raises", () => {
     const first = await t.token("runner", "agent-x", "acme");
     const other = await t.token("runner", "agent-y", "acme");
     const elsewhere = await t.token("runner", "agent-x", "globex");
-    for (const [token, session] of [[first, "conv_x"], [other, "conv_y"], [elsewhere, "conv_x"]] as const) await sessionFor(token, session);
+    for (const [token, session] of [
+      [first, "conv_x"],
+      [other, "conv_y"],
+      [elsewhere, "conv_x"],
+    ] as const)
+      await sessionFor(token, session);
     for (let i = 0; i < RAISES; i++) expect((await t.http(first, "POST", "/v1/sessions/conv_x/events", raiseBody(`el_x_${i}`))).status).toBe(201);
     expect((await t.http(first, "POST", "/v1/sessions/conv_x/events", raiseBody("el_x_over"))).status).toBe(429);
     expect((await t.http(other, "POST", "/v1/sessions/conv_y/events", raiseBody("el_y_0"))).status).toBe(201);
     expect((await t.http(elsewhere, "POST", "/v1/sessions/conv_x/events", raiseBody("el_gx_0"))).status).toBe(201);
     // The counters live under each tenant's own keys, and expire.
     const counters = (await t.scan()).filter((i: any) => i.pk.S.includes("#RATE#"));
-    expect(counters.map((i: any) => i.pk.S).sort()).toEqual(
-      expect.arrayContaining(["T#acme#RATE#raise#agent-x", "T#acme#RATE#raise#agent-y", "T#globex#RATE#raise#agent-x"]),
-    );
+    expect(counters.map((i: any) => i.pk.S).sort()).toEqual(expect.arrayContaining(["T#acme#RATE#raise#agent-x", "T#acme#RATE#raise#agent-y", "T#globex#RATE#raise#agent-x"]));
     for (const c of counters as any[]) expect(Number(c.expires_at.N)).toBeGreaterThan(Date.now() / 1000);
   });
 

@@ -52,7 +52,12 @@ const calls: Call[] = [
   },
   { name: "GET /v1/sessions", allowed: HUMAN, run: (role) => http(role, "GET", "/v1/sessions?limit=200"), check: (o) => expect(o.body.sessions.map((s: any) => s.session_id)).toContain("r_main") },
   { name: "GET /v1/sessions?ids=", allowed: HUMAN, run: (role) => http(role, "GET", "/v1/sessions?ids=r_main,r_none"), check: (o) => expect(o.body.sessions).toHaveLength(2) },
-  { name: "GET /v1/sessions?pending=true", allowed: HUMAN, run: (role) => http(role, "GET", "/v1/sessions?pending=true"), check: (o) => expect(o.body.sessions.map((s: any) => s.session_id)).toContain("r_main") },
+  {
+    name: "GET /v1/sessions?pending=true",
+    allowed: HUMAN,
+    run: (role) => http(role, "GET", "/v1/sessions?pending=true"),
+    check: (o) => expect(o.body.sessions.map((s: any) => s.session_id)).toContain("r_main"),
+  },
   { name: "GET /v1/sessions/{id}", allowed: HUMAN, run: (role) => http(role, "GET", "/v1/sessions/r_main"), check: (o) => expect(o.body.pending_elicitations.length).toBeGreaterThan(0) },
   {
     name: "GET /v1/sessions/{id}/peek",

@@ -122,9 +122,9 @@ export const badIdString = fc
   .filter((s) => !VALID_ID.test(s));
 
 /** Pieces of JSON text that nest deeper than any request may. */
-export const deepText = fc.tuple(fc.integer({ min: 21, max: 5_000 }), fc.constantFrom("array", "object")).map(([depth, kind]) =>
-  kind === "array" ? `${"[".repeat(depth)}1${"]".repeat(depth)}` : `${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`,
-);
+export const deepText = fc
+  .tuple(fc.integer({ min: 21, max: 5_000 }), fc.constantFrom("array", "object"))
+  .map(([depth, kind]) => (kind === "array" ? `${"[".repeat(depth)}1${"]".repeat(depth)}` : `${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`));
 
 export function deepValue(depth: number): unknown {
   let value: unknown = 1;
@@ -159,7 +159,25 @@ export const badText = (max: number, emptyIsValid = true) =>
 /** A JSON value as text that no field of Tollgate accepts where a string or a small object is due. */
 export const hostileText = fc.oneof(
   deepText,
-  fc.constantFrom("NaN", "Infinity", "-Infinity", "undefined", "0x10", "1e99999", "-1e99999", "12345678901234567890123", '"\\ud800"', '"\\udc00\\ud800"', "{", "[", '"', "{}}", "[1,]", "{'a':1}", "\u0000"),
+  fc.constantFrom(
+    "NaN",
+    "Infinity",
+    "-Infinity",
+    "undefined",
+    "0x10",
+    "1e99999",
+    "-1e99999",
+    "12345678901234567890123",
+    '"\\ud800"',
+    '"\\udc00\\ud800"',
+    "{",
+    "[",
+    '"',
+    "{}}",
+    "[1,]",
+    "{'a':1}",
+    "\u0000",
+  ),
 );
 
 /** A number that DynamoDB could not store as given. */
@@ -204,9 +222,20 @@ export const badParams = fc.oneof(
   fc.constant({}),
   badText(4_000, false).map((message) => ({ message })),
   badRequestedSchema.map((requestedSchema) => ({ message: "May I?", requestedSchema })),
-  fc.tuple(fc.oneof(protoKeys, fc.string({ minLength: 1, maxLength: 8 }).map((k) => `x_${k}`)), fc.jsonValue({ maxDepth: 1 })).map(([k, v]) => withKey({ message: "May I?" }, k, v)),
+  fc
+    .tuple(
+      fc.oneof(
+        protoKeys,
+        fc.string({ minLength: 1, maxLength: 8 }).map((k) => `x_${k}`),
+      ),
+      fc.jsonValue({ maxDepth: 1 }),
+    )
+    .map(([k, v]) => withKey({ message: "May I?" }, k, v)),
   // Over 24 KiB of params in a body under 64 KiB: payload_too_large.
-  fc.constant({ message: "big", requestedSchema: { type: "object", properties: Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`p${i}`, { type: "string", description: "d".repeat(990), default: "y".repeat(3_900) }])) } }),
+  fc.constant({
+    message: "big",
+    requestedSchema: { type: "object", properties: Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`p${i}`, { type: "string", description: "d".repeat(990), default: "y".repeat(3_900) }])) },
+  }),
 );
 
 export const badTimeout = fc.oneof(fc.constantFrom(0, -1, 604_801, 1.5, "60", null, 1e308, true), fc.integer({ min: 604_801 }), fc.integer({ max: 0 }));
@@ -218,10 +247,7 @@ export interface FieldSpec {
   bad: fc.Arbitrary<unknown>;
 }
 
-export type Mutation =
-  | { kind: "drop"; field: string }
-  | { kind: "bad"; field: string; value: unknown }
-  | { kind: "extra"; key: string; value: unknown };
+export type Mutation = { kind: "drop"; field: string } | { kind: "bad"; field: string; value: unknown } | { kind: "extra"; key: string; value: unknown };
 
 /**
  * A body built from a valid template by one to three mutations, each of which alone makes it
@@ -234,7 +260,13 @@ export function mutatedBody(template: Record<string, unknown>, fields: Record<st
     ...(required.length > 0 ? [fc.constantFrom(...required).map((field): Mutation => ({ kind: "drop", field }))] : []),
     fc.constantFrom(...names).chain((field) => fields[field].bad.map((value): Mutation => ({ kind: "bad", field, value }))),
     fc
-      .tuple(fc.oneof(protoKeys, fc.string({ minLength: 1, maxLength: 12 }).filter((k) => !names.includes(k) && k !== "ref" && k !== "action")), fc.jsonValue({ maxDepth: 2 }))
+      .tuple(
+        fc.oneof(
+          protoKeys,
+          fc.string({ minLength: 1, maxLength: 12 }).filter((k) => !names.includes(k) && k !== "ref" && k !== "action"),
+        ),
+        fc.jsonValue({ maxDepth: 2 }),
+      )
       .map(([key, value]): Mutation => ({ kind: "extra", key, value })),
   );
   return fc.array(mutation, { minLength: 1, maxLength: 3 }).map((mutations) => {
@@ -258,8 +290,11 @@ export const notAnObjectText = (oversizeBytes: number) =>
         return true;
       }
     }),
-    fc.constantFrom("null", "true", "0", "-1", '"a string"', "[]", '[{"action":"ping"}]', "[[[]]]", "\ufeff{}", "{}garbage", "{\"a\":1", "{\"a\":1,}", "{'a':1}"),
-    fc.jsonValue({ maxDepth: 2 }).filter((v) => !v || typeof v !== "object" || Array.isArray(v)).map((v) => JSON.stringify(v)),
+    fc.constantFrom("null", "true", "0", "-1", '"a string"', "[]", '[{"action":"ping"}]', "[[[]]]", "\ufeff{}", "{}garbage", '{"a":1', '{"a":1,}', "{'a':1}"),
+    fc
+      .jsonValue({ maxDepth: 2 })
+      .filter((v) => !v || typeof v !== "object" || Array.isArray(v))
+      .map((v) => JSON.stringify(v)),
     deepText,
     fc.nat(2_000).map((n) => `{"text":"${"x".repeat(oversizeBytes + n)}"}`),
   );

@@ -30,9 +30,18 @@ beforeAll(async () => {
   B.service = await t.token("service", "platform", "globex");
   aRunner = await t.socket(A.runner);
   expect(
-    (await aRunner.request({ action: "hello", sessions: [{ session_id: "conv_a", title: "codex:secret-project" }, { session_id: "conv_a_child", parent_session_id: "conv_a" }, { session_id: "shared_id" }] })).type,
+    (
+      await aRunner.request({
+        action: "hello",
+        sessions: [{ session_id: "conv_a", title: "codex:secret-project" }, { session_id: "conv_a_child", parent_session_id: "conv_a" }, { session_id: "shared_id" }],
+      })
+    ).type,
   ).toBe("hello.ok");
-  for (const [session, id] of [["conv_a_child", "el_a"], ["shared_id", "el_shared"], ["conv_a", "el_a_top"]]) {
+  for (const [session, id] of [
+    ["conv_a_child", "el_a"],
+    ["shared_id", "el_shared"],
+    ["conv_a", "el_a_top"],
+  ]) {
     const parked = await aRunner.request({ action: "elicit", session_id: session, elicitation_id: id, params: { message: `A asks: ${id}?` } });
     expect(parked.type).toBe("elicitation.parked");
   }
@@ -121,7 +130,10 @@ describe("tenant B and tenant A's things", () => {
   });
 
   it("id guessing: 200 generated ids, A's real ones among them, all answer exactly like a missing id", async () => {
-    const guesses = fc.sample(fc.oneof(fc.stringMatching(/^(conv|el)_[a-z_]{1,12}$/), fc.constantFrom(...aIds.sessions, ...aIds.elicitations, "CONV_A", "conv_a ", "el_a.", "conv_a_child:")), { numRuns: 200, seed: 7 });
+    const guesses = fc.sample(fc.oneof(fc.stringMatching(/^(conv|el)_[a-z_]{1,12}$/), fc.constantFrom(...aIds.sessions, ...aIds.elicitations, "CONV_A", "conv_a ", "el_a.", "conv_a_child:")), {
+      numRuns: 200,
+      seed: 7,
+    });
     const before = await t.quietScan();
     const notFound = (what: string) => ({ status: 404, body: { error: { code: "not_found", message: `${what} not found` } } });
     const sessionIs = (id: string) => (/^[A-Za-z0-9_.:-]{1,128}$/.test(id) ? notFound("session") : { status: 400 });

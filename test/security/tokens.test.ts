@@ -97,7 +97,9 @@ describe("HTTP", () => {
   it("refuses every bad token with 401 unauthorized on every route, and stores nothing", async () => {
     const before = await t.quietScan();
     const replies = await Promise.all(
-      bad.flatMap(([name, token]) => routes.map(async ([method, path, body]) => ({ name, method, path, reply: await rawHttp(t, token || undefined, method, path, body === undefined ? undefined : { json: body }) }))),
+      bad.flatMap(([name, token]) =>
+        routes.map(async ([method, path, body]) => ({ name, method, path, reply: await rawHttp(t, token || undefined, method, path, body === undefined ? undefined : { json: body }) })),
+      ),
     );
     for (const { name, method, path, reply } of replies) {
       expect({ name, method, path, status: reply.status, body: reply.json }).toEqual({

@@ -22,7 +22,6 @@ export function human(runtime: () => Harness, token: () => string) {
         expect(peek.body.items).toHaveLength(1);
         return peek.body.items[0] as Card;
       }, 30_000),
-    answer: (session: string, id: string, action: string, extra: object = {}) =>
-      runtime().http(token(), "POST", `${path(session)}/events`, { type: "approval", elicitation_id: id, action, ...extra }),
+    answer: (session: string, id: string, action: string, extra: object = {}) => runtime().http(token(), "POST", `${path(session)}/events`, { type: "approval", elicitation_id: id, action, ...extra }),
   };
 }

@@ -17,10 +17,7 @@ export interface AwsCall {
   input: any;
 }
 
-type Middleware = (
-  next: (args: { input: unknown }) => Promise<unknown>,
-  context: { clientName?: string; commandName?: string },
-) => (args: { input: unknown }) => Promise<unknown>;
+type Middleware = (next: (args: { input: unknown }) => Promise<unknown>, context: { clientName?: string; commandName?: string }) => (args: { input: unknown }) => Promise<unknown>;
 /** What of a client's middleware stack the hook uses (the SDK's own API). */
 type Stack = { add(middleware: Middleware, options: { step: "initialize"; name: string }): void; remove(name: string): boolean };
 

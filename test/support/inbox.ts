@@ -40,14 +40,22 @@ export async function startInbox(): Promise<Inbox> {
   const pageErrors: string[] = [];
   const context = () => browser.newContext();
   return {
-    t, browser, human, runner, pageErrors, context,
+    t,
+    browser,
+    human,
+    runner,
+    pageErrors,
+    context,
     async open(path, { noSocket = false, width = 1280, height = 800 } = {}) {
       const ctx = await browser.newContext({ viewport: { width, height } });
       if (noSocket) {
         // A tab whose live updates never arrive: it only knows what it fetched.
         await ctx.addInitScript(() => {
           (window as any).WebSocket = class {
-            static CONNECTING = 0; static OPEN = 1; static CLOSING = 2; static CLOSED = 3;
+            static CONNECTING = 0;
+            static OPEN = 1;
+            static CLOSING = 2;
+            static CLOSED = 3;
             readyState = 0;
             send() {}
             close() {}

@@ -69,9 +69,7 @@ export async function mcpPeers(runner: TollgateRunner, sessionId: string, server
 /** The id of the one elicitation pending in a session, once it is there. */
 export async function pendingIn(t: Harness, human: string, sessionId: string): Promise<string> {
   let id = "";
-  await expect
-    .poll(async () => (id = (await t.http(human, "GET", `/v1/sessions/${sessionId}`)).body?.pending_elicitations?.[0]?.elicitation_id ?? ""), { timeout: 20_000 })
-    .not.toBe("");
+  await expect.poll(async () => (id = (await t.http(human, "GET", `/v1/sessions/${sessionId}`)).body?.pending_elicitations?.[0]?.elicitation_id ?? ""), { timeout: 20_000 }).not.toBe("");
   return id;
 }
 

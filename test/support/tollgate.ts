@@ -54,7 +54,7 @@ export async function startTollgate(options: Partial<RuntimeOptions> = {}): Prom
     ...defaults,
     ...options,
   });
-  const jitterMs = ((options.schedulerJitterSeconds ?? defaults.schedulerJitterSeconds) ?? 0) * 1000;
+  const jitterMs = (options.schedulerJitterSeconds ?? defaults.schedulerJitterSeconds ?? 0) * 1000;
   const runners: TollgateRunner[] = [];
   const sockets: TestSocket[] = [];
   const dynamo = new DynamoDBClient({ endpoint: runtime.dynamoEndpoint, region: "us-east-1", credentials: { accessKeyId: "local", secretAccessKey: "local" } });

@@ -3,19 +3,45 @@ import { describe, expect, it } from "vitest";
 import { choicesOf, displayValue, fromLocalInput, initialRaw, readValue, toLocalInput } from "../../web/fields.js";
 import type { SchemaProperty } from "../../web/types.js";
 
-const titled: SchemaProperty = { type: "string", oneOf: [{ const: "eu", title: "Ireland" }, { const: "us", title: "Virginia" }] };
+const titled: SchemaProperty = {
+  type: "string",
+  oneOf: [
+    { const: "eu", title: "Ireland" },
+    { const: "us", title: "Virginia" },
+  ],
+};
 const legacy: SchemaProperty = { type: "string", enum: ["s", "m"], enumNames: ["Small", "Medium"] };
 const untitled: SchemaProperty = { type: "string", enum: ["a", "b"] };
 const multi: SchemaProperty = { type: "array", minItems: 1, maxItems: 2, items: { enum: ["red", "green", "blue"] } };
-const titledMulti: SchemaProperty = { type: "array", items: { anyOf: [{ const: "ops", title: "Operations" }, { const: "sec", title: "Security" }] } };
+const titledMulti: SchemaProperty = {
+  type: "array",
+  items: {
+    anyOf: [
+      { const: "ops", title: "Operations" },
+      { const: "sec", title: "Security" },
+    ],
+  },
+};
 
 describe("choicesOf", () => {
   it("gives each select kind's values with their labels", () => {
-    expect(choicesOf(titled)).toEqual([{ value: "eu", label: "Ireland" }, { value: "us", label: "Virginia" }]);
-    expect(choicesOf(legacy)).toEqual([{ value: "s", label: "Small" }, { value: "m", label: "Medium" }]);
-    expect(choicesOf(untitled)).toEqual([{ value: "a", label: "a" }, { value: "b", label: "b" }]);
+    expect(choicesOf(titled)).toEqual([
+      { value: "eu", label: "Ireland" },
+      { value: "us", label: "Virginia" },
+    ]);
+    expect(choicesOf(legacy)).toEqual([
+      { value: "s", label: "Small" },
+      { value: "m", label: "Medium" },
+    ]);
+    expect(choicesOf(untitled)).toEqual([
+      { value: "a", label: "a" },
+      { value: "b", label: "b" },
+    ]);
     expect(choicesOf(multi)?.map((c) => c.value)).toEqual(["red", "green", "blue"]);
-    expect(choicesOf(titledMulti)).toEqual([{ value: "ops", label: "Operations" }, { value: "sec", label: "Security" }]);
+    expect(choicesOf(titledMulti)).toEqual([
+      { value: "ops", label: "Operations" },
+      { value: "sec", label: "Security" },
+    ]);
   });
 
   it("gives none for fields that are not selects", () => {

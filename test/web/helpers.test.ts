@@ -6,7 +6,11 @@ import { retryDelay } from "../../web/live.js";
 import { relative } from "../../web/time.js";
 import { verdictWords } from "../../web/verdict.js";
 
-const base64url = (text: string) => btoa(String.fromCharCode(...new TextEncoder().encode(text))).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+const base64url = (text: string) =>
+  btoa(String.fromCharCode(...new TextEncoder().encode(text)))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")
+    .replace(/=+$/, "");
 const jwt = (claims: unknown) => `${base64url('{"alg":"HS256"}')}.${base64url(JSON.stringify(claims))}.signature`;
 
 describe("decodeClaims", () => {

@@ -25,8 +25,7 @@ export function signature(secret: string, id: string, timestamp: number, body: s
   return `v1,${createHmac("sha256", key).update(`${id}.${timestamp}.${body}`).digest("base64")}`;
 }
 
-const webhookId = (tenant: string, targetId: string, eventId: string) =>
-  `msg_${createHash("sha256").update(`${tenant}\n${targetId}\n${eventId}`).digest("hex").slice(0, 32)}`;
+const webhookId = (tenant: string, targetId: string, eventId: string) => `msg_${createHash("sha256").update(`${tenant}\n${targetId}\n${eventId}`).digest("hex").slice(0, 32)}`;
 
 /** The target wants this event: its kind, its sessions (a session or any ancestor named), and not disabled. */
 export function wants(target: TargetItem, subject: NotificationSubject): boolean {
@@ -54,7 +53,13 @@ export function createDeliveries(ctx: Context) {
     for (const target of targets) {
       const payload = target.target_kind === "slack" ? slackBody(subject) : webhookBody(subject, ctx.iso());
       const d = { tenant, target_id: target.target_id, event_id: subject.eventId };
-      const delivery = { ...d, webhook_id: webhookId(tenant, target.target_id, subject.eventId), payload_json: payload, created_at: ctx.iso(), expires_at: Math.floor(ctx.now() / 1000) + DELIVERY_RETENTION_SECONDS };
+      const delivery = {
+        ...d,
+        webhook_id: webhookId(tenant, target.target_id, subject.eventId),
+        payload_json: payload,
+        created_at: ctx.iso(),
+        expires_at: Math.floor(ctx.now() / 1000) + DELIVERY_RETENTION_SECONDS,
+      };
       await store.createDelivery(delivery);
       // A replayed record finds the delivery and the schedule both there; a schedule that ran is gone, and its claim refuses a second start.
       await scheduleAttempt(d, 1, ctx.now() + FIRST_ATTEMPT_MS);
@@ -66,7 +71,11 @@ export function createDeliveries(ctx: Context) {
     const headers: Record<string, string> = { "content-type": "application/json", "user-agent": "Tollgate-Webhooks/1" };
     if (target.target_kind === "webhook" && target.secret) {
       const timestamp = Math.floor(ctx.now() / 1000);
-      Object.assign(headers, { "webhook-id": delivery.webhook_id, "webhook-timestamp": String(timestamp), "webhook-signature": signature(target.secret, delivery.webhook_id, timestamp, delivery.payload_json) });
+      Object.assign(headers, {
+        "webhook-id": delivery.webhook_id,
+        "webhook-timestamp": String(timestamp),
+        "webhook-signature": signature(target.secret, delivery.webhook_id, timestamp, delivery.payload_json),
+      });
     }
     try {
       if (!ctx.config.notify.local) await requirePublic(url.hostname.replace(/^\[|\]$/g, ""));

@@ -32,7 +32,13 @@ export function slackBody(subject: NotificationSubject): string {
   if (subject.type === "elicitation.resolved" && item.verdict) {
     const v = item.verdict;
     const line = `Resolved: *${v.action}*${v.reason ? ` (${v.reason})` : ""} by ${v.resolved_by ?? "Tollgate"}`;
-    return JSON.stringify({ text: line.slice(0, 3000), blocks: [{ type: "section", text: text(line) }, { type: "context", elements: [text(session)] }] });
+    return JSON.stringify({
+      text: line.slice(0, 3000),
+      blocks: [
+        { type: "section", text: text(line) },
+        { type: "context", elements: [text(session)] },
+      ],
+    });
   }
   const prompt = paramsOf(item).message;
   const heading = subject.type === "elicitation.escalated" ? "Blocking a parent agent" : subject.type === "elicitation.reminder" ? "Still waiting for you" : "Approval needed";

@@ -107,9 +107,7 @@ export function elicitationStore(table: Table) {
       (await table.update({
         Key: key(item),
         UpdateExpression: "SET delivered_to = :c, delivered_at = :now, connection_id = :c",
-        ConditionExpression: again
-          ? "#s = :resolved AND (attribute_not_exists(delivered_to) OR delivered_to <> :c)"
-          : "#s = :resolved AND attribute_not_exists(delivered_to)",
+        ConditionExpression: again ? "#s = :resolved AND (attribute_not_exists(delivered_to) OR delivered_to <> :c)" : "#s = :resolved AND attribute_not_exists(delivered_to)",
         ExpressionAttributeNames: { "#s": "status" },
         ExpressionAttributeValues: { ":c": connectionId, ":now": at, ":resolved": "resolved" },
       })) !== undefined,

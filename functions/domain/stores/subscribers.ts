@@ -13,8 +13,7 @@ export interface SubscriberRow {
 export function subscriberStore(table: Table) {
   return {
     /** Every subscriber of the tenant. */
-    of: (tenant: string) =>
-      table.queryAll<SubscriberRow>({ KeyConditionExpression: "pk = :pk", ExpressionAttributeValues: { ":pk": keys.subscribers(tenant) } }),
+    of: (tenant: string) => table.queryAll<SubscriberRow>({ KeyConditionExpression: "pk = :pk", ExpressionAttributeValues: { ":pk": keys.subscribers(tenant) } }),
 
     /** The connection hears every session of the tenant. */
     subscribeAll: (tenant: string, connectionId: string, expiresAt: number) =>

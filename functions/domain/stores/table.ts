@@ -69,7 +69,14 @@ export function createTable(client: DynamoDBDocumentClient, name: string) {
     async clearIf(key: Key, attribute: string, value: unknown): Promise<boolean> {
       const out = await unlessLost(
         client.send(
-          new UpdateCommand({ TableName: name, Key: key, UpdateExpression: "REMOVE #a", ConditionExpression: "#a = :v", ExpressionAttributeNames: { "#a": attribute }, ExpressionAttributeValues: { ":v": value } }),
+          new UpdateCommand({
+            TableName: name,
+            Key: key,
+            UpdateExpression: "REMOVE #a",
+            ConditionExpression: "#a = :v",
+            ExpressionAttributeNames: { "#a": attribute },
+            ExpressionAttributeValues: { ":v": value },
+          }),
         ),
       );
       return out !== undefined;

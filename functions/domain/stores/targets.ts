@@ -53,8 +53,7 @@ export type TargetSettings = Pick<TargetItem, "target_kind" | "url" | "events" |
 export function targetStore(table: Table) {
   return {
     find: (tenant: string, targetId: string) => table.get<TargetItem>(keys.target(tenant, targetId)),
-    list: (tenant: string) =>
-      table.queryAll<TargetItem>({ KeyConditionExpression: "pk = :pk", ExpressionAttributeValues: { ":pk": keys.targets(tenant) } }),
+    list: (tenant: string) => table.queryAll<TargetItem>({ KeyConditionExpression: "pk = :pk", ExpressionAttributeValues: { ":pk": keys.targets(tenant) } }),
     /**
      * Create or change a target; a change keeps its secret and enables it again. Undefined when the
      * target exists with another kind. `secret` is kept only when the target is created.
@@ -105,7 +104,10 @@ export function targetStore(table: Table) {
     findDelivery: (tenant: string, targetId: string, eventId: string) => table.get<DeliveryItem>(keys.delivery(tenant, targetId, eventId)),
     /** The delivery of one event to one target, once: false when it exists already. */
     createDelivery: (item: Omit<DeliveryItem, "pk" | "sk" | "kind" | "attempt" | "ended">) =>
-      table.put({ Item: { ...keys.delivery(item.tenant, item.target_id, item.event_id), kind: "notification_delivery", attempt: 0, ended: 0, ...item }, ConditionExpression: "attribute_not_exists(pk)" }),
+      table.put({
+        Item: { ...keys.delivery(item.tenant, item.target_id, item.event_id), kind: "notification_delivery", attempt: 0, ended: 0, ...item },
+        ConditionExpression: "attribute_not_exists(pk)",
+      }),
     /** Start attempt `n`: after attempt n-1 ended, or when an earlier start of n lost its lease. */
     claimAttempt: (d: Pick<DeliveryItem, "tenant" | "target_id" | "event_id">, n: number, now: number, leaseUntil: number) =>
       table.update<DeliveryItem>({
