@@ -56,9 +56,12 @@ async function parsedBody(response: Response, method: string, path: string, sett
 const refusalOf = (response: Response, parsed: unknown) =>
   new Refused(response.status, (parsed as { error?: Refusal } | undefined)?.error ?? { code: `http_${response.status}`, message: "no error body" });
 
-export async function call<T>(settings: Settings, method: string, path: string, body?: unknown): Promise<T> {
+/** A call's success with its status (201 created, 200 changed, ...); a refusal is a `Refused`. */
+export async function reply<T>(settings: Settings, method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
   const response = await send(settings, method, path, body);
   const parsed = await parsedBody(response, method, path, settings);
   if (!response.ok) throw refusalOf(response, parsed);
-  return parsed as T;
+  return { status: response.status, body: parsed as T };
 }
+
+export const call = async <T>(settings: Settings, method: string, path: string, body?: unknown): Promise<T> => (await reply<T>(settings, method, path, body)).body;

@@ -11,6 +11,7 @@ import { openApiCommand } from "./openapi.js";
 import { note } from "./output.js";
 import { pendingCommand } from "./pending.js";
 import { startCommand } from "./start.js";
+import { targetsCommand } from "./targets.js";
 import { tokenCommand } from "./token.js";
 
 const program = new Command("tollgate")
@@ -22,7 +23,7 @@ const program = new Command("tollgate")
   .exitOverride()
   .showSuggestionAfterError();
 
-for (const add of [startCommand, tokenCommand, pendingCommand, answerCommand, historyCommand, askCommand, hookCommand, demoCommand, mcpCommand, openApiCommand]) add(program);
+for (const add of [startCommand, tokenCommand, pendingCommand, answerCommand, historyCommand, targetsCommand, askCommand, hookCommand, demoCommand, mcpCommand, openApiCommand]) add(program);
 
 try {
   await program.parseAsync(process.argv);

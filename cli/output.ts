@@ -8,3 +8,10 @@ export const print = (line: string) => void process.stdout.write(`${line}\n`);
 export const printJson = (value: unknown) => print(JSON.stringify(value));
 /** Progress for a human: stderr, so stdout stays the result a script reads. */
 export const note = (line: string) => void process.stderr.write(`${line}\n`);
+
+/** Rows under a header, each column as wide as its widest cell; the last column is not padded (it may be painted). */
+export function table(header: string[], rows: string[][]): string[] {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]))).join("  ");
+  return [paint.bold(line(header)), ...rows.map(line)];
+}
