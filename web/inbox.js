@@ -5,6 +5,7 @@ import { createCard } from "./card.js";
 import { decisionsList, showDecisions } from "./decisions.js";
 import { byId, h } from "./dom.js";
 import { live } from "./live.js";
+import { notifyPrompt, offerNotifications, withdrawPrompt } from "./notify.js";
 import { store } from "./settings.js";
 import { boot } from "./signin.js";
 import { ensureKnown, label, loadSessions, onChoose, renderTree, sessions, setBadge, view, within } from "./tree.js";
@@ -142,11 +143,13 @@ async function onEvent(ev) {
   } else if (ev.type === "response.elicitation_request") {
     await ensureKnown(ev.session_id);
     if (view.selected && within(ev.session_id, view.selected)) addCard(ev);
+    notifyPrompt(ev, label(ev.session_id)).catch((e) => console.warn("tollgate: no notification", e));
   } else if (ev.type === "response.elicitation_resolved") {
     resolvedEvents.set(ev.elicitation_id, ev);
     const oldest = resolvedEvents.keys().next().value;
     if (resolvedEvents.size > 500 && oldest !== undefined) resolvedEvents.delete(oldest);
     cards.get(ev.elicitation_id)?.resolve(ev);
+    withdrawPrompt(ev.elicitation_id).catch(() => {});
     if (view.selected && within(ev.session_id, view.selected)) refreshDecisions();
   }
 }
@@ -179,5 +182,6 @@ boot(() => {
   view.selected = fromHash();
   document.body.classList.toggle("has-selection", Boolean(view.selected));
   if (view.selected) $("pane").replaceChildren(h("p", { class: "muted" }, "Loading…"));
+  offerNotifications();
   live({ sessions: "*", onEvent, onReady: refresh });
 });

@@ -76,3 +76,17 @@ export interface HistoryPage {
   items: HistoryEntry[];
   next_cursor: string | null;
 }
+
+/** The little of a service worker's global scope that sw.js uses (the DOM library has no worker types). */
+export interface NotificationWorker {
+  registration: ServiceWorkerRegistration;
+  clients: {
+    claim(): Promise<void>;
+    matchAll(options: { type: "window"; includeUncontrolled: boolean }): Promise<{ url: string; focus(): Promise<unknown> }[]>;
+    openWindow(url: string): Promise<unknown>;
+  };
+  skipWaiting(): Promise<void>;
+  addEventListener(type: "install", listener: () => void): void;
+  addEventListener(type: "activate", listener: (event: { waitUntil(done: Promise<unknown>): void }) => void): void;
+  addEventListener(type: "notificationclick", listener: (event: { notification: Notification; waitUntil(done: Promise<unknown>): void }) => void): void;
+}

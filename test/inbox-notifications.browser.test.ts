@@ -1,0 +1,111 @@
+/**
+ * The inbox's browser notifications in Chromium against the local runtime: the top bar offers them
+ * once, and a new prompt is shown by the service worker while the tab is hidden (another tab in
+ * front), none while it is visible; the permission is granted through the browser's own permission
+ * mechanism, and what was shown is read back with `registration.getNotifications()`.
+ */
+import type { Page } from "playwright-core";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { noBrowser, poll, sid } from "./support/inbox.js";
+import { startTabs, type Tabs } from "./support/tabs.js";
+import { startTollgate, type Harness } from "./support/tollgate.js";
+
+/** What the page's service worker registration has on show, by the browser's own account. */
+const shown = (page: Page) =>
+  page.evaluate(async () => {
+    const registration = await navigator.serviceWorker.ready;
+    return (await registration.getNotifications()).map((n) => ({ title: n.title, body: n.body, tag: n.tag, data: n.data }));
+  });
+const visibility = (page: Page) => page.evaluate(() => document.visibilityState);
+
+describe.skipIf(noBrowser)("inbox notifications", () => {
+  let t: Harness;
+  let tabs: Tabs;
+  let human: string;
+  let runner: string;
+  const pageErrors: string[] = [];
+
+  beforeAll(async () => {
+    t = await startTollgate();
+    tabs = await startTabs();
+    human = await t.token("human", "human-1");
+    runner = await t.token("runner", "runner-1");
+  });
+  afterAll(async () => {
+    await tabs?.close();
+    await t?.stop();
+  });
+  afterEach(() => {
+    expect(pageErrors).toEqual([]);
+  });
+
+  const inboxAt = async (page: Page, session: string) => {
+    page.on("pageerror", (e) => pageErrors.push(e.message));
+    await page.goto(`${t.runtime.httpUrl}/?token=${human}#session=${session}`);
+    await page.locator("#conn", { hasText: "Live" }).waitFor();
+  };
+  const raise = async (session: string, message: string) => {
+    const r = await t.http(runner, "POST", `/v1/sessions/${session}/events`, { type: "response.elicitation_request", params: { message } });
+    expect(r.status).toBe(201);
+    return r.body.elicitation_id as string;
+  };
+
+  it("offers notifications in the top bar until asked once, then never again", async () => {
+    const context = await tabs.browser.newContext();
+    const page = await context.newPage();
+    const s = sid("conv_offer");
+    await t.http(runner, "PUT", `/v1/sessions/${s}`, {});
+    await inboxAt(page, s);
+    expect(await page.evaluate(() => Notification.permission)).toBe("default");
+    const offer = page.getByTestId("notify-on");
+    await offer.waitFor();
+    expect(await offer.textContent()).toBe("Turn on notifications");
+    await offer.click();
+    await offer.waitFor({ state: "hidden" });
+    await page.reload();
+    await page.locator("#conn", { hasText: "Live" }).waitFor();
+    expect(await offer.isVisible()).toBe(false);
+    await context.close();
+  });
+
+  it("shows a new prompt while the tab is hidden, none while it is visible, and withdraws it once resolved", async () => {
+    const s = sid("conv_notify");
+    await t.http(runner, "PUT", `/v1/sessions/${s}`, { title: "Release rollout" });
+    await tabs.context.grantPermissions(["notifications"], { origin: t.runtime.httpUrl });
+    const inbox = await tabs.tab();
+    await inboxAt(inbox, s);
+    expect(await inbox.evaluate(() => Notification.permission)).toBe("granted");
+    expect(await inbox.getByTestId("notify-on").isVisible()).toBe(false);
+    expect(await shown(inbox)).toEqual([]);
+
+    // In front: the card is all the human needs.
+    expect(await visibility(inbox)).toBe("visible");
+    const seen = await raise(s, "Approve the visible one?");
+    await inbox.getByTestId(`card-${seen}`).waitFor();
+
+    // Another tab in front: the inbox is hidden, and the next prompt comes as a notification.
+    const other = await tabs.tab();
+    await other.goto(`${t.runtime.httpUrl}/approval.html`);
+    await expect.poll(() => visibility(inbox), poll).toBe("hidden");
+    const id = await raise(s, "Deploy release 42 to prod?");
+    await expect.poll(() => shown(inbox), poll).toHaveLength(1);
+    expect(await shown(inbox)).toEqual([
+      { title: "Approval needed · Release rollout", body: "Deploy release 42 to prod?", tag: id, data: { url: `${t.runtime.httpUrl}/approval.html?elicitation=${id}` } },
+    ]);
+
+    // Answered anywhere: the notification goes.
+    const answered = await t.http(human, "POST", `/v1/sessions/${s}/events`, { type: "approval", elicitation_id: id, action: "accept" });
+    expect(answered.status).toBe(200);
+    await expect.poll(() => shown(inbox), poll).toEqual([]);
+
+    // Back in front: prompts show as cards only.
+    await inbox.bringToFront();
+    await expect.poll(() => visibility(inbox), poll).toBe("visible");
+    const later = await raise(s, "Approve while looking?");
+    await inbox.getByTestId(`card-${later}`).waitFor();
+    await other.bringToFront();
+    await expect.poll(() => visibility(inbox), poll).toBe("hidden");
+    const last = await raise(s, "One more while away?");
+    await expect.poll(async () => (await shown(inbox)).map((n) => n.tag), poll).toEqual([last]);
+  });
+});
