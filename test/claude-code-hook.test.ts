@@ -4,28 +4,15 @@
  * deny whenever it cannot ask.
  */
 import { readFile } from "node:fs/promises";
-import { afterAll, beforeAll, expect, it } from "vitest";
-import { cli, startCli, type CliRun } from "./support/cli.js";
+import { expect, it } from "vitest";
+import { cli, cliRuntime, type CliRun } from "./support/cli.js";
 import { human as humanOf } from "./support/approvals.js";
-import { startTollgate, type Harness } from "./support/tollgate.js";
 
-let t: Harness;
-let env: Record<string, string>;
-let human: string;
+const local = cliRuntime({ as: "runner" });
 const { card, answer } = humanOf(
-  () => t,
-  () => human,
+  () => local.t,
+  () => local.human,
 );
-beforeAll(async () => {
-  t = await startTollgate();
-  env = { TOLLGATE_URL: t.runtime.httpUrl, TOLLGATE_TOKEN: await t.token("runner") };
-  human = await t.token("human");
-});
-const runs: CliRun[] = [];
-afterAll(async () => {
-  for (const run of runs) run.child.kill("SIGKILL"); // one a failed test left waiting
-  await t?.stop();
-});
 
 /** The input shapes of Claude Code's hook reference. */
 const preToolUse = (session: string, toolUseId: string, tool_name = "Bash", tool_input: object = { command: "npm test", description: "Run the tests" }) => ({
@@ -50,9 +37,7 @@ const permissionRequest = (session: string, tool_name: string, tool_input: objec
 });
 
 function hook(input: object, flags: string[] = [], extraEnv: Record<string, string> = {}) {
-  const run = startCli(["hook", "claude-code", ...flags], { ...env, ...extraEnv }, JSON.stringify(input));
-  runs.push(run);
-  return run;
+  return local.start(["hook", "claude-code", ...flags], { ...local.env, ...extraEnv }, JSON.stringify(input));
 }
 
 async function decision(run: CliRun) {
@@ -67,7 +52,7 @@ it("PreToolUse: the card shows the Bash command; a human's accept allows", { tim
   expect(pending.prompt).toContain("npm test");
   expect((await answer("claude-code:cc-allow", pending.elicitation_id, "accept")).status).toBe(200);
   expect(await decision(run)).toEqual({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "allow" } });
-  const session = await t.http(human, "GET", "/v1/sessions/claude-code:cc-allow");
+  const session = await local.t.http(local.human, "GET", "/v1/sessions/claude-code:cc-allow");
   expect(session.body.title).toBe("Claude Code in /home/user/my-project");
 });
 
@@ -90,7 +75,7 @@ it("no verdict before --timeout: a deny, and the card is closed", { timeout: 90_
   const out = await decision(run);
   expect(out.hookSpecificOutput).toMatchObject({ hookEventName: "PreToolUse", permissionDecision: "deny" });
   expect(out.hookSpecificOutput.permissionDecisionReason).toMatch(/within 2 s/);
-  const read = await t.http(human, "GET", `/v1/elicitations/${pending.elicitation_id}`);
+  const read = await local.t.http(local.human, "GET", `/v1/elicitations/${pending.elicitation_id}`);
   expect(read.body.status).toBe("resolved");
   expect(["cancel", "decline"]).toContain(read.body.verdict.action);
 });
@@ -112,20 +97,20 @@ it("the same tool_use_id again joins the same wait: one card, and a rerun after 
   expect((await card("claude-code:cc-twice")).elicitation_id).toBe(pending.elicitation_id);
   expect((await answer("claude-code:cc-twice", pending.elicitation_id, "accept")).status).toBe(200);
   expect((await decision(second)).hookSpecificOutput.permissionDecision).toBe("allow");
-  const third = await cli(["hook", "claude-code"], env, JSON.stringify(input));
+  const third = await cli(["hook", "claude-code"], local.env, JSON.stringify(input));
   expect(JSON.parse(third.stdout).hookSpecificOutput.permissionDecision).toBe("allow");
-  const session = await t.http(human, "GET", "/v1/sessions?ids=claude-code:cc-twice");
+  const session = await local.t.http(local.human, "GET", "/v1/sessions?ids=claude-code:cc-twice");
   expect(session.body.sessions[0].pending_elicitations_count).toBe(0);
 });
 
 it("Tollgate down or a refused token: a deny that says so, exit 0", { timeout: 90_000 }, async () => {
-  const down = await cli(["hook", "claude-code"], { ...env, TOLLGATE_URL: "http://127.0.0.1:1" }, JSON.stringify(preToolUse("cc-down", "toolu_01DOWN")));
+  const down = await cli(["hook", "claude-code"], { ...local.env, TOLLGATE_URL: "http://127.0.0.1:1" }, JSON.stringify(preToolUse("cc-down", "toolu_01DOWN")));
   expect(down.code).toBe(0);
   const out = JSON.parse(down.stdout).hookSpecificOutput;
   expect(out).toMatchObject({ hookEventName: "PreToolUse", permissionDecision: "deny" });
   expect(out.permissionDecisionReason).toMatch(/cannot reach Tollgate at ws:\/\/127\.0\.0\.1:1/);
 
-  const refused = await cli(["hook", "claude-code"], { ...env, TOLLGATE_TOKEN: "not-a-token" }, JSON.stringify(permissionRequest("cc-down", "Bash", { command: "ls" })));
+  const refused = await cli(["hook", "claude-code"], { ...local.env, TOLLGATE_TOKEN: "not-a-token" }, JSON.stringify(permissionRequest("cc-down", "Bash", { command: "ls" })));
   expect(refused.code).toBe(0);
   const decisionOut = JSON.parse(refused.stdout).hookSpecificOutput.decision;
   expect(decisionOut.behavior).toBe("deny");
@@ -133,7 +118,7 @@ it("Tollgate down or a refused token: a deny that says so, exit 0", { timeout: 9
 });
 
 it("input that is not a hook event blocks the call (exit 2, the one code Claude Code blocks on)", { timeout: 60_000 }, async () => {
-  const out = await cli(["hook", "claude-code"], env, "{not json");
+  const out = await cli(["hook", "claude-code"], local.env, "{not json");
   expect(out.code).toBe(2);
   expect(out.stderr).toMatch(/not JSON/);
 });
@@ -144,9 +129,9 @@ it("a sub-agent's call is asked in a child session of the Claude Code session", 
   const child = "claude-code:cc-tree:agent_7f3a";
   const pending = await card(child);
   expect(pending.prompt).toContain("Explore sub-agent");
-  const parent = await t.http(human, "GET", "/v1/sessions/claude-code:cc-tree");
+  const parent = await local.t.http(local.human, "GET", "/v1/sessions/claude-code:cc-tree");
   expect(parent.body.descendant_pending_elicitations.map((e: { elicitation_id: string }) => e.elicitation_id)).toEqual([pending.elicitation_id]);
-  const read = await t.http(human, "GET", `/v1/sessions/${child}`);
+  const read = await local.t.http(local.human, "GET", `/v1/sessions/${child}`);
   expect(read.body.parent_session_id).toBe("claude-code:cc-tree");
   await answer(child, pending.elicitation_id, "accept");
   expect((await decision(run)).hookSpecificOutput.permissionDecision).toBe("allow");
@@ -161,8 +146,7 @@ it("the settings.json block of docs/claude-code.md runs as written", { timeout: 
   const [, ...args] = command.split(" ");
   const flagTimeout = Number(args[args.indexOf("--timeout") + 1]);
   expect(flagTimeout).toBeLessThan(timeout);
-  const run = startCli(args, env, JSON.stringify(preToolUse("cc-docs", "toolu_01DOCS")));
-  runs.push(run);
+  const run = local.start(args, local.env, JSON.stringify(preToolUse("cc-docs", "toolu_01DOCS")));
   const pending = await card("claude-code:cc-docs");
   await answer("claude-code:cc-docs", pending.elicitation_id, "accept");
   expect((await decision(run)).hookSpecificOutput.permissionDecision).toBe("allow");

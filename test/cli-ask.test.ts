@@ -3,34 +3,21 @@
  * cancel 5), and `tollgate demo` narrates a parent and its sub-agent through an approval, in order.
  * Subprocesses against a local runtime with a short escalation grace.
  */
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { EXIT } from "../cli/exit.js";
-import { cli, startCli, type CliRun } from "./support/cli.js";
-import { eventually, startTollgate, type Harness } from "./support/tollgate.js";
+import { cli, cliRuntime, type CliRun } from "./support/cli.js";
+import { eventually } from "./support/tollgate.js";
 
-let t: Harness;
-let env: Record<string, string>;
-let human: string;
-beforeAll(async () => {
-  t = await startTollgate({ escalationGraceSeconds: 1 });
-  env = { TOLLGATE_URL: t.runtime.httpUrl, TOLLGATE_TOKEN: await t.token("runner") };
-  human = await t.token("human");
-});
-const runs: CliRun[] = [];
-afterAll(async () => {
-  for (const run of runs) run.child.kill("SIGKILL"); // one a failed test left waiting
-  await t?.stop();
-});
+const local = cliRuntime({ as: "runner", escalationGraceSeconds: 1 });
 
 /** Start `tollgate ask` and wait until it has parked: its elicitation id, from its progress line. */
 async function asking(session: string, ...flags: string[]): Promise<{ run: CliRun; id: string }> {
-  const run = startCli(["ask", `Deploy ${session}?`, "--session", session, ...flags], env);
-  runs.push(run);
+  const run = local.start(["ask", `Deploy ${session}?`, "--session", session, ...flags]);
   const line = await run.line(/waiting for a verdict on/);
   const id = /(elicit_\S+)/.exec(line)![1];
   // The line comes as the elicit frame goes out: it is parked a moment later.
   const read = await eventually(async () => {
-    const r = await t.http(human, "GET", `/v1/elicitations/${id}`);
+    const r = await local.t.http(local.human, "GET", `/v1/elicitations/${id}`);
     expect(r.status).toBe(200);
     return r;
   });
@@ -39,7 +26,7 @@ async function asking(session: string, ...flags: string[]): Promise<{ run: CliRu
 }
 
 const verdict = (session: string, id: string, action: string, content?: object) =>
-  t.http(human, "POST", `/v1/sessions/${session}/events`, { type: "approval", elicitation_id: id, action, ...(content ? { content } : {}) });
+  local.t.http(local.human, "POST", `/v1/sessions/${session}/events`, { type: "approval", elicitation_id: id, action, ...(content ? { content } : {}) });
 
 it("accept exits 0 and prints the form's answers on stdout", { timeout: 60_000 }, async () => {
   const schema = JSON.stringify({ type: "object", properties: { region: { type: "string" } }, required: ["region"] });
@@ -65,7 +52,7 @@ it("silence until --timeout 1 exits 4, not as a decline", { timeout: 60_000 }, a
 
 it("a cancelled run exits 5", { timeout: 60_000 }, async () => {
   const { run } = await asking("ask_cancel");
-  expect((await t.http(env.TOLLGATE_TOKEN, "POST", "/v1/sessions/ask_cancel/cancel", {})).body).toEqual({ cancelled: 1 });
+  expect((await local.t.http(local.env.TOLLGATE_TOKEN, "POST", "/v1/sessions/ask_cancel/cancel", {})).body).toEqual({ cancelled: 1 });
   expect(await run.exited).toBe(EXIT.cancelled);
 });
 
@@ -73,19 +60,19 @@ it("Ctrl-C cancels the elicitation (the human's card closes) and exits 5", { tim
   const { run, id } = await asking("ask_interrupt");
   run.child.kill("SIGINT");
   expect(await run.exited).toBe(EXIT.cancelled);
-  const read = await t.http(human, "GET", `/v1/elicitations/${id}`);
+  const read = await local.t.http(local.human, "GET", `/v1/elicitations/${id}`);
   expect(read.body).toMatchObject({ status: "resolved", verdict: { action: "cancel", reason: "cancelled" } });
 });
 
 it("a refused ask (a human's token may not raise) is one line and exit 1", { timeout: 60_000 }, async () => {
-  const out = await cli(["ask", "Deploy?", "--session", "ask_refused"], { ...env, TOLLGATE_TOKEN: human });
+  const out = await cli(["ask", "Deploy?", "--session", "ask_refused"], { ...local.env, TOLLGATE_TOKEN: local.human });
   expect(out.code).toBe(EXIT.refused);
   expect(out.stderr.trim().split("\n")).toHaveLength(1);
   expect(out.stderr).toMatch(/forbidden/);
 });
 
 it("demo narrates the child blocking, the parent woken after the grace, the answer, the child unblocked, the parent told", { timeout: 60_000 }, async () => {
-  const out = await cli(["demo", "--json", "--wait", "20"], { ...env, TOLLGATE_TOKEN: await t.token("service", "demo") });
+  const out = await cli(["demo", "--json", "--wait", "20"], { ...local.env, TOLLGATE_TOKEN: await local.t.token("service", "demo") });
   expect(out.code, out.stderr).toBe(EXIT.ok);
   const steps = out.stdout
     .trim()
@@ -107,7 +94,7 @@ it("demo narrates the child blocking, the parent woken after the grace, the answ
   expect(steps[4].text_received).toContain("Approve running 'git push origin main'?");
   expect(steps[6]).toMatchObject({ action: "accept", reason: "answered" });
   expect(steps[7].text_received).toMatch(/pending approval was resolved/);
-  const text = await cli(["demo", "--wait", "20"], { ...env, TOLLGATE_TOKEN: await t.token("service", "demo") });
+  const text = await cli(["demo", "--wait", "20"], { ...local.env, TOLLGATE_TOKEN: await local.t.token("service", "demo") });
   expect(text.stdout).toMatch(/^1\. The parent agent connects/);
   expect(text.stdout).toMatch(/\n9\. Done\.\n$/);
 });

@@ -13,16 +13,14 @@ import { eventually } from "./support/tollgate.js";
 
 vi.setConfig({ testTimeout: 90_000 }); // each case starts the CLI as a new process, most several
 
-const run = cliRuntime();
+const run = cliRuntime({ as: "service", notifyRetryMs: [200, 200], notifyTimeoutMs: 1_500 });
 let receiver: Receiver;
-let service: Record<string, string>;
 beforeAll(async () => {
   receiver = await startReceiver();
-  service = { ...run.env, TOLLGATE_TOKEN: await run.t.token("service") };
 });
 afterAll(() => receiver?.close());
 
-const targets = (...args: string[]) => cli(["targets", ...args], service);
+const targets = (...args: string[]) => cli(["targets", ...args], run.env);
 const api = async (method: string, path: string, body?: unknown) => run.t.http(await run.t.token("service"), method, path, body);
 const secretIn = (stdout: string) => /^signing secret: (whsec_\S+)$/m.exec(stdout)?.[1];
 
@@ -134,8 +132,22 @@ describe("list and rm", () => {
     expect(again.stderr).toBe("tollgate: not_found: notification target not found\n");
   });
 
+  it("a target that failed through every attempt lists as disabled, with the reason", async () => {
+    receiver.plan("/down", [500]);
+    expect((await targets("add", "down", "--kind", "webhook", "--target-url", receiver.url("/down"), "--sessions", "conv_down")).code).toBe(EXIT.ok);
+    await raise("conv_down", "el_down");
+    const reason = await eventually(async () => {
+      const read = await api("GET", "/v1/notification-targets/down");
+      expect(read.body.disabled_reason).toEqual(expect.any(String));
+      return read.body.disabled_reason as string;
+    }, 20_000);
+    const row = (await targets("list")).stdout.split("\n").find((line) => line.startsWith("down "));
+    expect(row).toContain(` ${receiver.url("/down")} `);
+    expect(row?.endsWith(`  disabled: ${reason}`)).toBe(true);
+  });
+
   it("an empty tenant lists nothing", async () => {
-    const other = await cli(["targets", "list"], { ...service, TOLLGATE_TOKEN: await run.t.token("service", "svc", "empty-tenant") });
+    const other = await cli(["targets", "list"], { ...run.env, TOLLGATE_TOKEN: await run.t.token("service", "svc", "empty-tenant") });
     expect(other.code, other.stderr).toBe(EXIT.ok);
     expect(other.stdout).toBe("no notification targets\n");
   });
@@ -160,7 +172,7 @@ describe("refusals", () => {
       [["rotate"], /missing required argument 'id'/],
       [["add", "bad", "--kind", "webhook", "--target-url", url], /^tollgate: no token/],
     ];
-    const runs = await Promise.all(cases.map(([args], i) => cli(["targets", ...args], i === cases.length - 1 ? { ...service, TOLLGATE_TOKEN: "" } : service)));
+    const runs = await Promise.all(cases.map(([args], i) => cli(["targets", ...args], i === cases.length - 1 ? { ...run.env, TOLLGATE_TOKEN: "" } : run.env)));
     runs.forEach((out, i) => {
       expect(out.code, `${cases[i][0].join(" ")}: ${out.stderr}`).toBe(EXIT.usage);
       expect(out.stderr.trimEnd().split("\n")).toHaveLength(1);
@@ -172,7 +184,7 @@ describe("refusals", () => {
 
   it("the server's refusals exit 1 with its code, and an unreachable server exits 6", async () => {
     const url = receiver.url("/refused");
-    const human = await cli(["targets", "list"], run.env);
+    const human = await cli(["targets", "list"], { ...run.env, TOLLGATE_TOKEN: run.human });
     expect(human.code).toBe(EXIT.refused);
     expect(human.stderr).toMatch(/^tollgate: forbidden: /);
     const privateAddress = await targets("add", "private", "--kind", "webhook", "--target-url", "http://10.0.0.7/hook");
@@ -186,7 +198,7 @@ describe("refusals", () => {
     expect(otherKind.code).toBe(EXIT.refused);
     expect(otherKind.stderr).toMatch(/^tollgate: conflict: /);
     expect((await api("GET", "/v1/notification-targets/kinds")).body.kind).toBe("slack");
-    const gone = await cli(["targets", "list", "--url", "http://127.0.0.1:1"], service);
+    const gone = await cli(["targets", "list", "--url", "http://127.0.0.1:1"], run.env);
     expect(gone.code).toBe(EXIT.unreachable);
     expect(gone.stderr).toMatch(/^tollgate: cannot reach Tollgate at http:\/\/127\.0\.0\.1:1: /);
   });

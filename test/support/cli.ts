@@ -2,6 +2,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll } from "vitest";
+import type { RuntimeOptions } from "../../local/runtime.js";
+import type { Role } from "../../functions/shared/schemas.js";
 import { SECRET, startTollgate, type Harness } from "./tollgate.js";
 
 const bin = fileURLToPath(new URL("../../bin/tollgate.js", import.meta.url));
@@ -47,20 +49,43 @@ export async function cli(args: string[], env: Record<string, string | undefined
   return { code, stdout: run.stdout, stderr: run.stderr };
 }
 
-/** The environment a shell would give the CLI to reach this runtime as a human, minting with its secret. */
-export const cliEnv = async (t: Harness): Promise<Record<string, string>> => ({
+/** The environment a shell would give the CLI to reach this runtime as `role` (a human), minting with its secret. */
+export const cliEnv = async (t: Harness, role: Role = "human"): Promise<Record<string, string>> => ({
   TOLLGATE_URL: t.runtime.httpUrl,
-  TOLLGATE_TOKEN: await t.token("human"),
+  TOLLGATE_TOKEN: await t.token(role),
   TOLLGATE_JWT_SECRET: SECRET,
 });
 
-/** A local runtime for a file's CLI tests and the environment that reaches it, both ready before the tests run. */
-export function cliRuntime(): { t: Harness; env: Record<string, string> } {
-  const run = {} as { t: Harness; env: Record<string, string> };
+export interface CliRuntime {
+  t: Harness;
+  /** Reaches the runtime as the role asked for. */
+  env: Record<string, string>;
+  /** A human's token, to answer what the CLI raised. */
+  human: string;
+  /** `startCli`, with `env` unless told otherwise; a process still running after the file's tests is killed. */
+  start(args: string[], env?: Record<string, string | undefined>, input?: string): CliRun;
+}
+
+/**
+ * A local runtime for a file's CLI tests (started with `options`), the environment that reaches it
+ * as `as` (default: a human) and a human's token, all ready before the tests run.
+ */
+export function cliRuntime({ as = "human", ...options }: Partial<RuntimeOptions> & { as?: Role } = {}): CliRuntime {
+  const runs: CliRun[] = [];
+  const run = {} as CliRuntime;
+  run.start = (args, env = run.env, input) => {
+    const started = startCli(args, env, input);
+    runs.push(started);
+    return started;
+  };
   beforeAll(async () => {
-    run.t = await startTollgate();
-    run.env = await cliEnv(run.t);
+    run.t = await startTollgate(options);
+    run.env = await cliEnv(run.t, as);
+    run.human = await run.t.token("human");
   });
-  afterAll(() => run.t?.stop());
+  afterAll(async () => {
+    for (const started of runs) started.child.kill("SIGKILL"); // one a failed test left waiting
+    await run.t?.stop();
+  });
   return run;
 }
