@@ -1,6 +1,6 @@
 /**
  * The inbox's browser notifications in Chromium against the local runtime: the top bar offers them
- * once, and a new prompt is shown by the service worker while the tab is hidden (another tab in
+ * once (and not at all where they are blocked), and a new prompt is shown by the service worker while the tab is hidden (another tab in
  * front), none while it is visible; the permission is granted through the browser's own permission
  * mechanism, and what was shown is read back with `registration.getNotifications()`.
  */
@@ -66,6 +66,19 @@ describe.skipIf(noBrowser)("inbox notifications", () => {
     await page.locator("#conn", { hasText: "Live" }).waitFor();
     expect(await offer.isVisible()).toBe(false);
     await context.close();
+  });
+
+  it("offers nothing where notifications are blocked", async () => {
+    const cdp = await tabs.browser.newBrowserCDPSession();
+    await cdp.send("Browser.setPermission", { permission: { name: "notifications" }, setting: "denied", origin: t.runtime.httpUrl });
+    const s = sid("conv_blocked");
+    await t.http(runner, "PUT", `/v1/sessions/${s}`, {});
+    const page = await tabs.tab();
+    await inboxAt(page, s);
+    expect(await page.evaluate(() => Notification.permission)).toBe("denied");
+    expect(await page.getByTestId("notify-on").isVisible()).toBe(false);
+    await page.close();
+    await tabs.context.clearPermissions();
   });
 
   it("shows a new prompt while the tab is hidden, none while it is visible, and withdraws it once resolved", async () => {
