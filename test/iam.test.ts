@@ -80,6 +80,10 @@ async function everything() {
   await t.http(human, "GET", "/v1/sessions?pending=true");
   await t.http(human, "GET", "/v1/sessions/iam_parent");
   await t.http(human, "GET", "/v1/elicitations/iam_h1");
+  await t.http(runner, "POST", "/v1/sessions/iam_http/events", { type: "response.elicitation_request", elicitation_id: "iam_h3", params: { message: "h3?" } });
+  const link = (await t.http(human, "POST", "/v1/elicitations/iam_h3/link", {})).body.token;
+  await t.http(link, "GET", "/v1/link");
+  await t.http(link, "POST", "/v1/link/verdict", { action: "decline" });
   await t.http(human, "POST", "/v1/sessions/iam_http/events", { type: "approval", elicitation_id: "iam_h1", action: "accept" });
   await t.http(runner, "POST", "/v1/sessions/iam_http/events", { type: "response.elicitation_resolved", elicitation_id: "iam_h2" });
   await t.http(runner, "POST", "/v1/sessions/iam_parent/cancel", { descendants: true });

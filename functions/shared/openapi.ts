@@ -139,13 +139,13 @@ const operations: Partial<Record<FunctionName, Operation>> = {
   httpGetLink: {
     summary: "The one elicitation the approval link (the bearer credential) names; once resolved, its outcome without the form's content",
     replies: { 200: { description: "The elicitation", schema: "LinkRead" } },
-    errors: ["unauthorized", "not_found"],
+    errors: ["unauthorized"],
   },
   httpPostLinkVerdict: {
     summary: 'The verdict of the approval link\'s holder on its one elicitation, recorded with `via: "link"`',
     body: "LinkVerdictBody",
     replies: { 200: { description: "The verdict given (or the same verdict again)", schema: "Answered" } },
-    errors: ["bad_request", "unauthorized", "not_found", "payload_too_large", "conflict", "rate_limited"],
+    errors: ["bad_request", "unauthorized", "payload_too_large", "conflict", "rate_limited"],
   },
   httpListHistory: {
     summary:

@@ -50,12 +50,18 @@ it("a receiver gets requested and resolved, signed and verified, with the events
   expect(payload.type).toBe("elicitation.requested");
   expect(payload.data).toMatchObject({ type: "response.elicitation_request", elicitation_id: "el_plain", session_id: "conv_plain", params: { message: "el_plain?" } });
   expect(requested.headers["webhook-id"]).toMatch(/^msg_[0-9a-f]{32}$/);
+  // The approval link: the standalone page with a capability for this elicitation, expiring at its deadline.
+  expect(payload.link.expires_at).toBe(payload.data.deadline);
+  expect(new URL(payload.link.url).hash).toBe(`#link=${payload.link.token}`);
+  expect((await t.http(payload.link.token, "GET", "/v1/link")).body.event.elicitation_id).toBe("el_plain");
   expect((await answer("conv_plain", "el_plain")).status).toBe(200);
   const resolved = await eventually(() => {
     expect(receiver.at("/plain")).toHaveLength(2);
     return receiver.at("/plain")[1];
   }, 20_000);
   expect(verified(hook, resolved)).toMatchObject({ type: "elicitation.resolved", data: { elicitation_id: "el_plain", action: "accept", resolved_by: "human-1" } });
+  // A resolution carries no link: there is nothing left to answer.
+  expect((verified(hook, resolved) as { link?: unknown }).link).toBeUndefined();
   expect(resolved.headers["webhook-id"]).not.toBe(requested.headers["webhook-id"]);
   // Tampering is caught by the library: the signature covers id, timestamp and body.
   expect(() => hook.verify(resolved.body.replace("accept", "decline"), resolved.headers)).toThrow();
