@@ -43,7 +43,10 @@ describe.skipIf(noBrowser)("the standalone page opened from an approval link", (
     await page.getByTestId(`card-${id}`).waitFor();
     expect(await page.locator("#signin").isVisible()).toBe(false);
     expect(await text(page, `card-${id}`)).toContain("Tag v2.0?");
-    await page.getByTestId(`card-${id}`).getByLabel(/^Tag( \*)?$/).fill("v2.0.0");
+    await page
+      .getByTestId(`card-${id}`)
+      .getByLabel(/^Tag( \*)?$/)
+      .fill("v2.0.0");
     await page.getByTestId(`reason-${id}`).fill("release day");
     await page.getByTestId(`accept-${id}`).click();
     await expect(verdict).resolves.toMatchObject({ action: "accept", content: { tag: "v2.0.0" }, message: "release day", resolved_by: "release-manager" });
