@@ -59,9 +59,11 @@ describe("sharing a link", () => {
     const human = await t.token("human", "alice");
     expect((await t.http(human, "POST", "/v1/elicitations/el_nothing/link", {})).body.error.code).toBe("not_found");
     expect((await t.http(await t.token("human", "eve", "globex"), "POST", "/v1/elicitations/el_refuse/link", {})).body.error.code).toBe("not_found");
-    const bad = await t.http(human, "POST", "/v1/elicitations/el_refuse/link", { for: "", extra: 1 });
-    expect(bad.status).toBe(400);
-    expect(bad.body.error.code).toBe("bad_request");
+    for (const body of [{ for: "", extra: 1 }, { for: "target:ops" }, { for: "tollgate" }, { for: "x".repeat(257) }]) {
+      const bad = await t.http(human, "POST", "/v1/elicitations/el_refuse/link", body);
+      expect(bad.status, JSON.stringify(body)).toBe(400);
+      expect(bad.body.error.code).toBe("bad_request");
+    }
     await t.http(human, "POST", "/v1/sessions/conv_refuse/events", { type: "approval", elicitation_id: "el_refuse", action: "decline" });
     const resolved = await t.http(human, "POST", "/v1/elicitations/el_refuse/link", {});
     expect(resolved.status).toBe(409);
