@@ -1,6 +1,7 @@
 /** The `tollgate` command line: one file per command; every failure is one line and a stable exit code (README "CLI"). */
 import { Command, CommanderError, Option } from "commander";
 import { answerCommand } from "./answer.js";
+import { linkCommand } from "./link.js";
 import { askCommand } from "./ask.js";
 import { demoCommand } from "./demo.js";
 import { historyCommand } from "./history.js";
@@ -23,7 +24,8 @@ const program = new Command("tollgate")
   .exitOverride()
   .showSuggestionAfterError();
 
-for (const add of [startCommand, tokenCommand, pendingCommand, answerCommand, historyCommand, targetsCommand, askCommand, hookCommand, demoCommand, mcpCommand, openApiCommand]) add(program);
+for (const add of [startCommand, tokenCommand, pendingCommand, answerCommand, linkCommand, historyCommand, targetsCommand, askCommand, hookCommand, demoCommand, mcpCommand, openApiCommand])
+  add(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -37,6 +37,8 @@ export interface FunctionSpec {
   verifiesTokens?: true;
   /** Counts raises or verdicts against the per-token rate limits (needs the limits). */
   rateLimited?: true;
+  /** Signs or verifies approval links (needs the JWT secret, from which their key is derived, and the approval page's address). */
+  signsLinks?: true;
 }
 
 const http = (method: HttpMethod, path: string): Trigger => ({ kind: "http", method, path });
@@ -69,6 +71,16 @@ export const functions = {
     rateLimited: true,
   },
   httpGetElicitation: { entry: "functions/http-get-elicitation.ts", trigger: http("GET", "/v1/elicitations/{id}"), table: ["GetItem"], verifiesTokens: true },
+  httpShareLink: { entry: "functions/http-share-link.ts", trigger: http("POST", "/v1/elicitations/{id}/link"), table: ["GetItem"], verifiesTokens: true, signsLinks: true },
+  httpGetLink: { entry: "functions/http-get-link.ts", trigger: http("GET", "/v1/link"), table: ["GetItem"], signsLinks: true },
+  httpPostLinkVerdict: {
+    entry: "functions/http-post-link-verdict.ts",
+    trigger: http("POST", "/v1/link/verdict"),
+    table: ["GetItem", "PutItem", "UpdateItem", "DeleteItem"],
+    connections: true,
+    rateLimited: true,
+    signsLinks: true,
+  },
   httpListHistory: { entry: "functions/http-list-history.ts", trigger: http("GET", "/v1/history"), table: ["Query"], verifiesTokens: true },
   httpCancelSession: {
     entry: "functions/http-cancel-session.ts",
@@ -90,7 +102,7 @@ export const functions = {
     verifiesTokens: true,
   },
 
-  streams: { entry: "functions/streams.ts", trigger: { kind: "stream" }, table: ["GetItem", "Query", "PutItem", "UpdateItem", "DeleteItem"], connections: true, scheduler: true },
+  streams: { entry: "functions/streams.ts", trigger: { kind: "stream" }, table: ["GetItem", "Query", "PutItem", "UpdateItem", "DeleteItem"], connections: true, scheduler: true, signsLinks: true },
   timerDeadline: { entry: "functions/timer-deadline.ts", trigger: { kind: "timer", timer: "deadline" }, table: ["GetItem", "UpdateItem", "DeleteItem"], connections: true },
   timerEscalation: { entry: "functions/timer-escalation.ts", trigger: { kind: "timer", timer: "escalation" }, table: ["GetItem", "PutItem", "UpdateItem", "DeleteItem"], connections: true },
   timerRunnerGone: { entry: "functions/timer-runner-gone.ts", trigger: { kind: "timer", timer: "runnerGone" }, table: ["GetItem", "Query", "UpdateItem", "DeleteItem"], connections: true },
@@ -99,6 +111,9 @@ export const functions = {
 } as const satisfies Record<string, FunctionSpec>;
 
 export type FunctionName = keyof typeof functions;
+
+/** Reads the JWT secret: to verify tokens, or to derive the approval links' key from it. */
+export const readsJwtSecret = (spec: FunctionSpec): boolean => Boolean(spec.verifiesTokens || spec.signsLinks);
 
 /** The function each one-time schedule invokes, by timer. */
 export const timerFunctions: Record<TimerName, FunctionName> = {

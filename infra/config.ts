@@ -41,6 +41,12 @@ export interface TollgateConfig {
   logRetentionDays: number;
   /** Origins the HTTP API answers CORS preflights for (the approval inbox's origin). */
   corsOrigins: string[];
+  /**
+   * The standalone approval page where the inbox is served (`tollgate:approvalPageUrl`), with
+   * `?api=&ws=` naming this stack's endpoints: approval links in notifications open it. Without it a
+   * link is its token alone.
+   */
+  approvalPageUrl?: string;
   /** Subscribe this address to the alarm topic (`tollgate:alarmEmail`). */
   alarmEmail?: string;
   /**
@@ -93,6 +99,7 @@ export const contextKeys = {
   wsThrottleBurst: "tollgate:wsThrottleBurst",
   logRetentionDays: "tollgate:logRetentionDays",
   corsOrigins: "tollgate:corsOrigins",
+  approvalPageUrl: "tollgate:approvalPageUrl",
   alarmEmail: "tollgate:alarmEmail",
   apiGatewayCloudWatchRole: "tollgate:apiGatewayCloudWatchRole",
   webSocketAccessLogs: "tollgate:webSocketAccessLogs",
@@ -195,6 +202,12 @@ function oidcIssuers(node: Node): string | undefined {
   return json;
 }
 
+function approvalPageUrl(node: Node): string | undefined {
+  const url = str(node, contextKeys.approvalPageUrl);
+  if (url !== undefined && !/^https:\/\/[^\s/]+(\/\S*)?$/.test(url)) throw new Error(`context ${contextKeys.approvalPageUrl}: the approval page's https URL is required, not ${url}`);
+  return url;
+}
+
 function cognito(node: Node): CognitoConfig | undefined {
   if (!bool(node, contextKeys.cognito, false)) return undefined;
   const domainPrefix = str(node, contextKeys.cognitoDomainPrefix);
@@ -236,6 +249,7 @@ export function readConfig(node: Node): TollgateConfig {
     },
     logRetentionDays: int(node, contextKeys.logRetentionDays, defaults.logRetentionDays, 1, 3653),
     corsOrigins: list(node, contextKeys.corsOrigins, defaults.corsOrigins),
+    approvalPageUrl: approvalPageUrl(node),
     alarmEmail: str(node, contextKeys.alarmEmail),
     apiGatewayCloudWatchRole,
     webSocketAccessLogs: bool(node, contextKeys.webSocketAccessLogs, apiGatewayCloudWatchRole),

@@ -15,7 +15,7 @@ import type * as logs from "aws-cdk-lib/aws-logs";
 import type * as secretsmanager from "aws-cdk-lib/aws-secretsmanager";
 import type * as sqs from "aws-cdk-lib/aws-sqs";
 import type { Construct } from "constructs";
-import { type FunctionName, type FunctionSpec, functions as catalog, type TimerName, type Trigger, timerFunctions } from "../functions/catalog.js";
+import { type FunctionName, type FunctionSpec, functions as catalog, type TimerName, type Trigger, timerFunctions, readsJwtSecret } from "../functions/catalog.js";
 import type { TollgateConfig } from "./config.js";
 import { StackPart } from "./part.js";
 import { type ConnectionsBinding, constructIdFor, type SchedulerBinding, TollgateFunction } from "./tollgate-function.js";
@@ -73,7 +73,9 @@ export class TollgateFunctions extends StackPart {
       f.bindTable(b.table, spec.table);
       if (spec.connections || spec.closesConnections) f.bindConnections(b.connections, { post: Boolean(spec.connections || spec.closesConnections), delete: Boolean(spec.closesConnections) });
       if (spec.scheduler) f.bindScheduler(b.scheduler);
-      if (spec.verifiesTokens) f.bindJwtSecret(b.jwtSecret, b.jwtSecretKey);
+      // An approval link's key is derived from the token secret.
+      if (readsJwtSecret(spec)) f.bindJwtSecret(b.jwtSecret, b.jwtSecretKey);
+      if (spec.signsLinks && b.config.approvalPageUrl) f.setApprovalPage(b.config.approvalPageUrl);
       if (spec.verifiesTokens && b.oidcIssuers) f.setOidcIssuers(b.oidcIssuers);
       if (spec.rateLimited) f.setRateLimits(b.config.rateLimits);
       f.setHistoryRetention(b.config.historyRetentionDays);

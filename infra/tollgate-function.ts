@@ -265,6 +265,11 @@ export class TollgateFunction extends Construct {
     );
   }
 
+  /** Where approval links lead, on the functions that sign them. */
+  setApprovalPage(url: string): void {
+    this.addEnv(env.approvalPageUrl, url);
+  }
+
   /** The OpenID issuers whose tokens are accepted, on the functions that verify tokens. */
   setOidcIssuers(json: string): void {
     this.addEnv(env.oidcIssuers, json);

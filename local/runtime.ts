@@ -85,6 +85,8 @@ const credentials = { accessKeyId: "local", secretAccessKey: "local" };
 function functionConfig(o: RuntimeOptions, base: string, table: string) {
   const timers = Object.fromEntries(Object.entries(timerFunctions).map(([timer, fn]) => [env.timerArn[timer as TimerName], functionArn(fn)]));
   return readConfig({
+    // The inbox this runtime serves: approval links open its standalone page.
+    [env.approvalPageUrl]: `${base}/approval.html`,
     ...o.settings,
     [env.table]: table,
     [env.connectionsUrl]: base,

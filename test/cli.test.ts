@@ -89,6 +89,22 @@ describe("pending and answer", () => {
     oneLine(again.stderr);
   });
 
+  it("link prints an approval link that answers that one prompt without a token; a resolved one is a conflict (exit 1)", async () => {
+    await raise("cli_l1", "cli_l1e");
+    const out = await cli(["link", "cli_l1e", "--for", "pat"], env);
+    expect(out.code, out.stderr).toBe(EXIT.ok);
+    const url = new URL(out.stdout.trim());
+    expect(url.searchParams.get("elicitation")).toBe("cli_l1e");
+    const link = new URLSearchParams(url.hash.slice(1)).get("link");
+    expect((await t.http(link!, "POST", "/v1/link/verdict", { action: "decline" })).status).toBe(200);
+    const read = await t.http(await t.token("human"), "GET", "/v1/elicitations/cli_l1e");
+    expect(read.body.verdict).toMatchObject({ action: "decline", resolved_by: "pat" });
+    const again = await cli(["link", "cli_l1e"], env);
+    expect(again.code).toBe(EXIT.refused);
+    expect(again.stderr).toMatch(/conflict/);
+    oneLine(again.stderr);
+  });
+
   it("answer of an unknown elicitation says not_found (exit 1)", async () => {
     const out = await cli(["answer", "cli_nothing", "decline"], env);
     expect(out.code).toBe(EXIT.refused);

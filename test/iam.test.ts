@@ -7,7 +7,7 @@
  * runtime hands the secret to the functions directly instead.
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { functions, type DynamoAction, type FunctionName } from "../functions/catalog.js";
+import { functions, type DynamoAction, type FunctionName, readsJwtSecret } from "../functions/catalog.js";
 import { mintToken } from "../local/tokens.js";
 import { observeAwsCalls } from "./support/aws-calls.js";
 import { startReceiver, type Receiver } from "./support/receiver.js";
@@ -80,6 +80,10 @@ async function everything() {
   await t.http(human, "GET", "/v1/sessions?pending=true");
   await t.http(human, "GET", "/v1/sessions/iam_parent");
   await t.http(human, "GET", "/v1/elicitations/iam_h1");
+  await t.http(runner, "POST", "/v1/sessions/iam_http/events", { type: "response.elicitation_request", elicitation_id: "iam_h3", params: { message: "h3?" } });
+  const link = (await t.http(human, "POST", "/v1/elicitations/iam_h3/link", {})).body.token;
+  await t.http(link, "GET", "/v1/link");
+  await t.http(link, "POST", "/v1/link/verdict", { action: "decline" });
   await t.http(human, "POST", "/v1/sessions/iam_http/events", { type: "approval", elicitation_id: "iam_h1", action: "accept" });
   await t.http(runner, "POST", "/v1/sessions/iam_http/events", { type: "response.elicitation_resolved", elicitation_id: "iam_h2" });
   await t.http(runner, "POST", "/v1/sessions/iam_parent/cancel", { descendants: true });
@@ -113,7 +117,7 @@ it("calls only what the catalog (and so its IAM policy) allows, in every functio
         if (action === "DeleteConnection") expect("closesConnections" in spec, `${call.fn} closes connections`).toBe(true);
         else expect("connections" in spec || "closesConnections" in spec, `${call.fn} posts to connections`).toBe(true);
         expect(["PostToConnection", "DeleteConnection"]).toContain(action);
-      } else if (call.client === "SecretsManagerClient") expect("verifiesTokens" in spec).toBe(true);
+      } else if (call.client === "SecretsManagerClient") expect(readsJwtSecret(spec)).toBe(true);
       else expect.fail(`${call.fn} uses an unexpected client ${call.client}`);
       used.set(call.fn, (used.get(call.fn) ?? new Set()).add(`${call.client}:${action}`));
     }

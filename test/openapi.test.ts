@@ -46,7 +46,7 @@ describe("real replies and frames", () => {
   let t: Harness;
   const seen = new Set<string>();
   beforeAll(async () => {
-    t = await startTollgate({ rateLimits: { raisesPerMinute: 4 } });
+    t = await startTollgate({ rateLimits: { raisesPerMinute: 4, verdictsPerMinute: 3 } });
   });
   afterAll(() => t?.stop());
 
@@ -151,6 +151,32 @@ describe("real replies and frames", () => {
     const exported = (await lines.text()).split("\n").filter(Boolean);
     expect(exported).toHaveLength(2);
     for (const line of exported) expectValid(entry, JSON.parse(line), "a JSON line of GET /v1/history");
+
+    // Approval links: shared, read, answered, refused
+    const K = "/v1/elicitations/{id}/link";
+    const V = "/v1/link/verdict";
+    const links = [];
+    const raiser = await t.token("service", "service-links");
+    for (const id of ["oa_l1", "oa_l2", "oa_l3", "oa_l4"]) {
+      await hit(raiser, "POST", E, "/v1/sessions/oa_parent/events", raise(id));
+      links.push((await hit(human, "POST", K, `/v1/elicitations/${id}/link`, { for: "oa-link" })).body.token);
+    }
+    await hit(human, "POST", K, "/v1/elicitations/oa_l1/link", { for: 5 });
+    await hit(undefined, "POST", K, "/v1/elicitations/oa_l1/link", {});
+    await hit(runner, "POST", K, "/v1/elicitations/oa_l1/link", {});
+    await hit(human, "POST", K, "/v1/elicitations/oa_missing/link", {});
+    await hit(human, "POST", K, "/v1/elicitations/oa_l1/link", { for: "x".repeat(70 * 1024) });
+    expect((await hit(links[0], "GET", "/v1/link", "/v1/link")).body.status).toBe("pending");
+    await hit(human, "GET", "/v1/link", "/v1/link");
+    expect((await hit(links[0], "POST", V, V, { action: "accept" })).status).toBe(200);
+    await hit(links[0], "POST", V, V, { action: "decline" });
+    await hit(links[0], "POST", V, V, { action: "maybe" });
+    await hit(links[0], "POST", V, V, { action: "accept", message: "x".repeat(70 * 1024) });
+    await hit(undefined, "POST", V, V, { action: "accept" });
+    await hit(human, "POST", K, "/v1/elicitations/oa_l1/link", {});
+    expect((await hit(links[0], "GET", "/v1/link", "/v1/link")).body.verdict.action).toBe("accept");
+    // One `for` is one caller of the verdict limit (3 a minute here): the fourth is refused.
+    for (const link of links.slice(1)) await hit(link, "POST", V, V, { action: "decline" });
 
     // POST /v1/sessions/{id}/cancel
     const C = "/v1/sessions/{id}/cancel";

@@ -20,15 +20,15 @@ export class ApiError extends Error {
 export const seg = (/** @type {string} */ id) => (/^[A-Za-z0-9_.:-]+$/.test(id) ? id : encodeURIComponent(id));
 
 /**
- * Calls the API with the bearer token; throws ApiError with the server's message.
- * A refused token signs the human out.
+ * Calls the API with this bearer credential (a token, or an approval link); throws ApiError with the server's message.
  * @param {string} path
+ * @param {string} credential
  * @param {{method?: string, body?: unknown}} [init]
  * @returns {Promise<any>} the reply's JSON
  */
-export async function api(path, { method = "GET", body } = {}) {
+export async function call(path, credential, { method = "GET", body } = {}) {
   /** @type {Record<string, string>} */
-  const headers = { authorization: `Bearer ${currentToken()}` };
+  const headers = { authorization: `Bearer ${credential}` };
   if (body !== undefined) headers["content-type"] = "application/json";
   let res;
   try {
@@ -37,12 +37,23 @@ export async function api(path, { method = "GET", body } = {}) {
     throw new ApiError(0, { code: "network", message: "Cannot reach Tollgate. Check your connection." });
   }
   const data = await res.json().catch(() => null);
-  if (!res.ok) {
-    const err = new ApiError(res.status, data?.error);
-    if (res.status === 401) signOut(`Your token was refused: ${err.message}`);
+  if (!res.ok) throw new ApiError(res.status, data?.error);
+  return data;
+}
+
+/**
+ * Calls the API with the human's token; a refused token signs the human out.
+ * @param {string} path
+ * @param {{method?: string, body?: unknown}} [init]
+ * @returns {Promise<any>} the reply's JSON
+ */
+export async function api(path, init) {
+  try {
+    return await call(path, currentToken(), init);
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 401) signOut(`Your token was refused: ${err.message}`);
     throw err;
   }
-  return data;
 }
 
 /**

@@ -1,8 +1,10 @@
 // @ts-check
-// The standalone approval page: approval.html?elicitation=<id> shows one card and keeps it live.
+// The standalone approval page: approval.html?elicitation=<id> shows one card and keeps it live;
+// opened from an approval link (#link=…) it needs no sign-in (link.js).
 import { api, ApiError, seg, sessionsByIds } from "./api.js";
 import { createCard } from "./card.js";
 import { byId, h } from "./dom.js";
+import { linkInAddress, openByLink } from "./link.js";
 import { live } from "./live.js";
 import { boot } from "./signin.js";
 
@@ -41,18 +43,21 @@ async function load() {
   else if (verdict) card.resolve(verdict);
 }
 
-boot(() => {
-  if (!id) {
-    slot().replaceChildren(h("p", { class: "error", role: "alert" }, "This address names no approval (expected ?elicitation=<id>)."));
-    return;
-  }
-  live({
-    sessions: "*",
-    onReady: load,
-    onEvent: (ev) => {
-      if (ev.type !== "response.elicitation_resolved" || ev.elicitation_id !== id) return;
-      verdict = ev;
-      card?.resolve(ev);
-    },
+const link = linkInAddress();
+if (link) void openByLink(link);
+else
+  boot(() => {
+    if (!id) {
+      slot().replaceChildren(h("p", { class: "error", role: "alert" }, "This address names no approval (expected ?elicitation=<id>)."));
+      return;
+    }
+    live({
+      sessions: "*",
+      onReady: load,
+      onEvent: (ev) => {
+        if (ev.type !== "response.elicitation_resolved" || ev.elicitation_id !== id) return;
+        verdict = ev;
+        card?.resolve(ev);
+      },
+    });
   });
-});

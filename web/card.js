@@ -15,7 +15,10 @@ const MESSAGE_LENGTH = 2000;
 /** @typedef {import("./types").RequestedSchema} RequestedSchema */
 /** @typedef {import("./types").Verdict} Verdict */
 /** @typedef {import("./types").VerdictAction} VerdictAction */
-/** @typedef {{label?: string, sub?: boolean, sessionHref?: string | null, standalone?: boolean}} CardOptions */
+/**
+ * submit: how the verdict goes out (default: the session's events with the human's token); by: who the card says answered.
+ * @typedef {{label?: string, sub?: boolean, sessionHref?: string | null, standalone?: boolean, submit?: (body: {type: "approval", elicitation_id: string, action: VerdictAction, content?: Record<string, unknown>, message?: string}) => Promise<any>, by?: string}} CardOptions
+ */
 /** @typedef {{el: HTMLElement, id: string, event: RequestEvent, resolve: (v: Verdict, o?: {note?: string, provisional?: boolean}) => void, readonly resolved: boolean}} Card */
 
 /**
@@ -171,13 +174,13 @@ export function createCard(event, opts = {}) {
     const content = action === "accept" ? answers?.read() : undefined;
     if (action === "accept" && !form.reportValidity()) return;
     const message = reason.value.trim() || undefined;
-    const body = { type: "approval", elicitation_id: id, action, content, message };
+    const body = { type: /** @type {const} */ ("approval"), elicitation_id: id, action, content, message };
     busy(true);
     error.hidden = true;
-    const me = claims().sub || "you";
+    const me = opts.by ?? (claims().sub || "you");
     answered = { action, content, by: me };
     try {
-      const r = await api(`/v1/sessions/${seg(event.session_id)}/events`, { method: "POST", body });
+      const r = await (opts.submit ? opts.submit(body) : api(`/v1/sessions/${seg(event.session_id)}/events`, { method: "POST", body }));
       resolve({ action: r?.action || action, content, message, reason: "answered", resolved_by: me, resolved_at: new Date().toISOString() }, { provisional: true });
     } catch (e) {
       if (e instanceof ApiError && e.status === 409 && e.verdict) {

@@ -1,5 +1,6 @@
 /** What every domain module is built over: real clients in Lambda, local endpoints in tests. */
 import type { Config } from "../shared/config.js";
+import type { LinkSigner } from "../shared/links.js";
 import type { Pusher } from "./push.js";
 import type { Stores } from "./stores/index.js";
 import type { Timers } from "./timers.js";
@@ -10,6 +11,8 @@ export interface Deps {
   config: Config;
   push: Pusher;
   timers: Timers;
+  /** Signs approval links (a key derived from the token secret). */
+  links: Pick<LinkSigner, "sign">;
   /** Milliseconds since the epoch; tests may pass their own clock. */
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;

@@ -9,6 +9,7 @@ import { createDelivery } from "./delivery.js";
 import { createElicitations } from "./elicitations.js";
 import { createEscalation } from "./escalation.js";
 import { createHistory } from "./history.js";
+import { createLinks } from "./links.js";
 import { createMessages } from "./messages.js";
 import { createDeliveries } from "./notify/deliveries.js";
 import { createTargets } from "./notify/targets.js";
@@ -29,9 +30,10 @@ export function createTollgate(deps: Deps) {
   const subscriptions = createSubscriptions(ctx, sessions);
   const escalation = createEscalation(ctx, sessions, messages);
   const runners = createRunners(ctx, sessions, connections, elicitations, messages);
-  const notifications = createDeliveries(ctx);
+  const links = createLinks(ctx, elicitations);
+  const notifications = createDeliveries(ctx, links);
   const targets = createTargets(ctx);
   const react = createReactions(ctx, { elicitations, delivery, escalation, messages, connections, runners, notifications });
-  return { ctx, sessions, connections, delivery, elicitations, history, messages, subscriptions, escalation, runners, react, notifications, targets };
+  return { ctx, sessions, connections, delivery, elicitations, history, messages, subscriptions, escalation, runners, react, notifications, targets, links };
 }
 export type Tollgate = ReturnType<typeof createTollgate>;

@@ -5,14 +5,16 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import type { Caller } from "../shared/caller.js";
 import { bearerToken } from "../shared/auth.js";
+import type { LinkGrant } from "../shared/links.js";
 import { servicesOf, type Services } from "./services.js";
 import { ProtocolError, errorBody, errorStatus, failureSummary } from "../shared/errors.js";
 import { logger } from "../shared/logger.js";
 import { parseJsonObject } from "../shared/parse.js";
 import { LIMITS } from "../shared/schemas.js";
 
-export interface HttpRequest {
-  caller: Caller;
+export interface HttpRequest<Who = Caller> {
+  /** Who calls: a bearer token's identity, or an approval link's grant (`linkHandler`). */
+  caller: Who;
   path: Record<string, string | undefined>;
   query: Record<string, string | undefined>;
   /** The parsed JSON body: `{}` when there is none. */
@@ -55,17 +57,27 @@ export function errorReply(error: unknown): APIGatewayProxyStructuredResultV2 {
   return json(500, { error: { code: "internal_error", message: "internal error" } });
 }
 
-export function httpHandler(handle: (request: HttpRequest, services: Services) => Promise<HttpReply>) {
-  return async (event: APIGatewayProxyEventV2, context?: unknown): Promise<APIGatewayProxyStructuredResultV2> => {
-    try {
-      const services = servicesOf(context);
-      const claims = await services.verify(bearerToken(event.headers));
-      const caller: Caller = { sub: claims.sub, tenant: claims.tenant, role: claims.role };
-      const reply = await handle({ caller, path: event.pathParameters ?? {}, query: event.queryStringParameters ?? {}, body: readBody(event) }, services);
-      if (reply.jsonl) return jsonLines(reply.status ?? 200, reply.body as unknown[], reply.headers);
-      return json(reply.status ?? 200, reply.body, reply.headers);
-    } catch (error) {
-      return errorReply(error);
-    }
-  };
+/** A handler whose caller `identify` makes of the request's bearer credential. */
+function handlerOf<Who>(identify: (services: Services, credential: string | undefined) => Promise<Who>) {
+  return (handle: (request: HttpRequest<Who>, services: Services) => Promise<HttpReply>) =>
+    async (event: APIGatewayProxyEventV2, context?: unknown): Promise<APIGatewayProxyStructuredResultV2> => {
+      try {
+        const services = servicesOf(context);
+        const caller = await identify(services, bearerToken(event.headers));
+        const reply = await handle({ caller, path: event.pathParameters ?? {}, query: event.queryStringParameters ?? {}, body: readBody(event) }, services);
+        if (reply.jsonl) return jsonLines(reply.status ?? 200, reply.body as unknown[], reply.headers);
+        return json(reply.status ?? 200, reply.body, reply.headers);
+      } catch (error) {
+        return errorReply(error);
+      }
+    };
 }
+
+/** A route for a token's holder: `Authorization: Bearer <token>`. */
+export const httpHandler = handlerOf<Caller>(async (services, token) => {
+  const claims = await services.verify(token);
+  return { sub: claims.sub, tenant: claims.tenant, role: claims.role };
+});
+
+/** A route for an approval link's holder: `Authorization: Bearer <link>`; no token is accepted here. */
+export const linkHandler = handlerOf<LinkGrant>((services, link) => services.verifyLink(link));

@@ -15,6 +15,7 @@ import { schedulerTimers } from "../domain/timers.js";
 import { createTollgate, type Tollgate } from "../domain/tollgate.js";
 import { signingKey, verifyToken } from "../shared/auth.js";
 import { readConfig, type Config } from "../shared/config.js";
+import { linkSigner, type LinkGrant } from "../shared/links.js";
 import type { Claims } from "../shared/schemas.js";
 
 export interface Services {
@@ -23,6 +24,8 @@ export interface Services {
   signingKey(): Promise<Uint8Array>;
   /** The claims of a valid bearer token (Tollgate's own or a configured OpenID issuer's), checked against `now`. */
   verify(token: string | undefined): Promise<Claims>;
+  /** The grant of a valid approval link, checked against `now`. */
+  verifyLink(link: string | undefined): Promise<LinkGrant>;
   /** Milliseconds since the epoch, the clock every rule and check reads. */
   now(): number;
   push: Pusher;
@@ -43,10 +46,12 @@ export function documentClient(client = new DynamoDBClient({})): DynamoDBDocumen
 
 export function buildServices(config: Config, clients: Clients, key: () => Promise<Uint8Array>, now: () => number = Date.now): Services {
   const push = connectionsPusher(clients.connections);
+  const links = linkSigner(key, now);
   return {
-    tollgate: createTollgate({ db: createStores(clients.db, config.table), config, push, timers: schedulerTimers(clients.scheduler, config.scheduler), now }),
+    tollgate: createTollgate({ db: createStores(clients.db, config.table), config, push, timers: schedulerTimers(clients.scheduler, config.scheduler), links, now }),
     signingKey: key,
     verify: async (token) => verifyToken(token, await key(), now(), config.oidcIssuers),
+    verifyLink: links.verify,
     now,
     push,
     async hangUp(connectionId) {

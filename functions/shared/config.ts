@@ -17,6 +17,8 @@ export interface Config {
   /** The OpenID issuers whose tokens are accepted, as TOLLGATE_OIDC_ISSUERS' JSON (none when absent). */
   oidcIssuers?: string;
   notify: NotifyConfig;
+  /** Where approval links lead (TOLLGATE_APPROVAL_PAGE_URL); without it a link is its token alone. */
+  approvalPageUrl?: string;
 }
 
 export interface NotifyConfig {
@@ -35,6 +37,12 @@ function delays(raw: string | undefined): number[] {
   const list = raw.split(",").map(Number);
   if (list.some((n) => !Number.isFinite(n) || n < 0)) throw new Error(`${env.notifyRetryMs} must be non-negative numbers, comma separated`);
   return list;
+}
+
+function pageUrl(raw: string | undefined): string | undefined {
+  if (!raw) return undefined;
+  if (!URL.canParse(raw) || !/^https?:$/.test(new URL(raw).protocol)) throw new Error(`${env.approvalPageUrl} must be an http(s) URL`);
+  return raw;
 }
 
 export interface RateLimits {
@@ -75,6 +83,7 @@ export function readConfig(source: NodeJS.ProcessEnv = process.env): Config {
     noticeRetryDelayMs: number(source, env.noticeRetryDelayMs, 500),
     resolvedRetentionSeconds: number(source, env.resolvedRetentionSeconds, number(source, env.historyRetentionDays, DEFAULT_HISTORY_RETENTION_DAYS) * 86_400),
     oidcIssuers: source[env.oidcIssuers] || undefined,
+    approvalPageUrl: pageUrl(source[env.approvalPageUrl]),
     rateLimits: {
       raisesPerMinute: number(source, env.rateLimitRaisesPerMinute, defaultRateLimits.raisesPerMinute),
       verdictsPerMinute: number(source, env.rateLimitVerdictsPerMinute, defaultRateLimits.verdictsPerMinute),

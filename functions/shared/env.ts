@@ -23,6 +23,8 @@ export const env = {
   notifyTimeoutMs: "TOLLGATE_NOTIFY_TIMEOUT_MS",
   /** "true" on the local runtime: plain http to loopback and private addresses are allowed. */
   notifyLocal: "TOLLGATE_NOTIFY_LOCAL",
+  /** The standalone approval page's address (approval.html, with `?api=&ws=` when served apart from the API): approval links open it. */
+  approvalPageUrl: "TOLLGATE_APPROVAL_PAGE_URL",
   jwtSecret: "TOLLGATE_JWT_SECRET",
   /** OpenID Connect issuers whose tokens are accepted: a JSON array (docs/security.md "Sign-in"). */
   oidcIssuers: "TOLLGATE_OIDC_ISSUERS",

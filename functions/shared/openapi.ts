@@ -38,6 +38,10 @@ const components = {
   Answered: replies.Answered,
   GaveUp: replies.GaveUp,
   ElicitationRead: replies.ElicitationRead,
+  ShareLinkBody: requests.ShareLinkBody,
+  LinkVerdictBody: requests.LinkVerdictBody,
+  ApprovalLink: replies.ApprovalLink,
+  LinkRead: replies.LinkRead,
   HistoryEntry: replies.HistoryEntry,
   HistoryPage: replies.HistoryPage,
   Cancelled: replies.Cancelled,
@@ -124,6 +128,24 @@ const operations: Partial<Record<FunctionName, Operation>> = {
     needs: ["read"],
     replies: { 200: { description: "The elicitation", schema: "ElicitationRead" } },
     errors: READ,
+  },
+  httpShareLink: {
+    summary: "An approval link for this pending elicitation, to share by hand: whoever holds it may read this one elicitation and give it one verdict, without signing in, until its deadline",
+    needs: ["shareLink"],
+    body: "ShareLinkBody",
+    replies: { 201: { description: "The link", schema: "ApprovalLink" } },
+    errors: [...WRITE, "conflict"],
+  },
+  httpGetLink: {
+    summary: "The one elicitation the approval link (the bearer credential) names; once resolved, its outcome without the form's content",
+    replies: { 200: { description: "The elicitation", schema: "LinkRead" } },
+    errors: ["unauthorized"],
+  },
+  httpPostLinkVerdict: {
+    summary: 'The verdict of the approval link\'s holder on its one elicitation, recorded with `via: "link"`',
+    body: "LinkVerdictBody",
+    replies: { 200: { description: "The verdict given (or the same verdict again)", schema: "Answered" } },
+    errors: ["bad_request", "unauthorized", "payload_too_large", "conflict", "rate_limited"],
   },
   httpListHistory: {
     summary:
@@ -232,7 +254,7 @@ function operation(name: FunctionName, path: string) {
     operationId: name,
     summary: op.summary,
     ...(roles.length > 0 ? { description: `Roles: ${roles.join(", ")}.` } : {}),
-    security: "verifiesTokens" in functions[name] ? [{ bearer: [] }] : [],
+    security: "verifiesTokens" in functions[name] ? [{ bearer: [] }] : "signsLinks" in functions[name] ? [{ approvalLink: [] }] : [],
     ...(parameters(path, op.query).length > 0 ? { parameters: parameters(path, op.query) } : {}),
     // No body reads as `{}`: the body is required only where `{}` would not do.
     ...(op.body ? { requestBody: { required: !components[op.body].safeParse({}).success, content: json(ref(op.body)) } } : {}),
@@ -267,7 +289,10 @@ export function openApiDocument() {
     ],
     paths: paths(),
     components: {
-      securitySchemes: { bearer: { type: "http", scheme: "bearer", bearerFormat: "JWT", description: "Claims: sub, tenant, role (runner, human or service), exp" } },
+      securitySchemes: {
+        bearer: { type: "http", scheme: "bearer", bearerFormat: "JWT", description: "Claims: sub, tenant, role (runner, human or service), exp" },
+        approvalLink: { type: "http", scheme: "bearer", description: "An approval link's token (`POST /v1/elicitations/{id}/link`, or a notification's `link`): only the /v1/link routes take it" },
+      },
       schemas: componentSchemas(),
     },
     "x-websocket": {

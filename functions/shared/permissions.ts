@@ -11,6 +11,7 @@ export const permissions = {
   sendMessage: RUNNER,
   receive: RUNNER,
   answer: HUMAN,
+  shareLink: HUMAN,
   read: HUMAN,
   subscribe: HUMAN,
   peek: ["runner", "human", "service"] as Role[],

@@ -82,6 +82,10 @@ export const ElicitationRead = z.strictObject({
   event: RequestEventRecord,
   verdict: Verdict.optional(),
 });
+/** An approval link: the capability, the standalone page's address with it (when the deployment names its page), and its expiry (the deadline). */
+export const ApprovalLink = z.strictObject({ elicitation_id: Id, token: z.string(), url: z.string().optional(), expires_at: Timestamp });
+/** What an approval link reads: its elicitation, and once resolved the outcome without the form's content. */
+export const LinkRead = z.strictObject({ ...ElicitationRead.shape, verdict: Verdict.omit({ content: true }).optional() });
 /** One decision of the history: the request and its verdict, with how the verdict came and how long it took. */
 export const HistoryEntry = z.strictObject({
   elicitation_id: Id,

@@ -186,6 +186,17 @@ export const ApprovalEvent = z.strictObject({
   content: Content.optional(),
   message: VerdictMessage.optional(),
 });
+/** The verdict an approval link gives: its elicitation is the link's own. */
+export const LinkVerdictBody = ApprovalEvent.omit({ type: true, elicitation_id: true });
+/** `for`: whom the shared link is for, recorded as `resolved_by` when it answers (default: who shared it). */
+export const ShareLinkBody = z.strictObject({
+  for: z
+    .string()
+    .min(1)
+    .max(256)
+    .refine((name) => name !== "tollgate" && !name.startsWith("target:"), "may not be `tollgate` or start with `target:` (Tollgate's own names)")
+    .optional(),
+});
 export const RunnerResolvedEvent = z.strictObject({ type: z.literal("response.elicitation_resolved"), elicitation_id: Id });
 export const PostEventBody = z.discriminatedUnion("type", [RequestEvent, ApprovalEvent, RunnerResolvedEvent]);
 

@@ -5,7 +5,7 @@
  */
 import { Match } from "aws-cdk-lib/assertions";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type FunctionName, type FunctionSpec, functions as catalog, timerFunctions } from "../../functions/catalog.js";
+import { type FunctionName, type FunctionSpec, functions as catalog, timerFunctions, readsJwtSecret } from "../../functions/catalog.js";
 import { env } from "../../functions/shared/env.js";
 import { mainTable } from "../../functions/shared/tables.js";
 import { webSocketStageName } from "../../infra/stack.js";
@@ -130,7 +130,7 @@ describe("IAM: exactly the catalog's grants", () => {
     if (f.scheduler) {
       for (const a of ["scheduler:CreateSchedule", "scheduler:DeleteSchedule", "scheduler:GetSchedule", "iam:PassRole"]) actions.add(a);
     }
-    if (f.verifiesTokens) actions.add("secretsmanager:GetSecretValue");
+    if (readsJwtSecret(f)) actions.add("secretsmanager:GetSecretValue");
     if (f.trigger.kind === "stream") {
       // The event source mapping reads the stream and sends failed batches to the failure queue.
       for (const a of ["dynamodb:DescribeStream", "dynamodb:GetRecords", "dynamodb:GetShardIterator", "dynamodb:ListStreams"]) actions.add(a);
@@ -210,9 +210,9 @@ describe("IAM: exactly the catalog's grants", () => {
     expect(pass[0].Condition).toEqual({ StringEquals: { "iam:PassedToService": "scheduler.amazonaws.com" } });
   });
 
-  it.each(functionNames)("%s: secretsmanager:GetSecretValue on the JWT secret iff `verifiesTokens`", (name) => {
+  it.each(functionNames)("%s: secretsmanager:GetSecretValue on the JWT secret iff it verifies tokens or signs links", (name) => {
     const st = statementsOf(s.json, s.roleId(name)).filter((x) => asArray(x.Action).some((a) => a.startsWith("secretsmanager:")));
-    if (!spec(name).verifiesTokens) {
+    if (!readsJwtSecret(spec(name))) {
       expect(st).toEqual([]);
       return;
     }
@@ -280,8 +280,8 @@ describe("environment", () => {
       }
     }
 
-    expect(v[env.jwtSecretArn] !== undefined).toBe(!!f.verifiesTokens);
-    if (f.verifiesTokens) expect(v[env.jwtSecretArn]).toEqual({ Ref: logicalId(s.stack, s.stack.jwtSecret.node.defaultChild) });
+    expect(v[env.jwtSecretArn] !== undefined).toBe(readsJwtSecret(f));
+    if (readsJwtSecret(f)) expect(v[env.jwtSecretArn]).toEqual({ Ref: logicalId(s.stack, s.stack.jwtSecret.node.defaultChild) });
     // The cloud never carries the raw secret in the environment.
     expect(v[env.jwtSecret]).toBeUndefined();
 

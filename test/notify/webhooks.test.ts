@@ -37,7 +37,7 @@ async function raise(session: string, id: string, parent?: string) {
 const answer = async (session: string, id: string) => t.http(await t.token("human"), "POST", `/v1/sessions/${session}/events`, { type: "approval", elicitation_id: id, action: "accept" });
 
 /** Verified with the library: the payload it returns, or it throws. */
-const verified = (hook: Webhook, r: { body: string; headers: Record<string, string> }) => hook.verify(r.body, r.headers) as { type: string; data: any };
+const verified = (hook: Webhook, r: { body: string; headers: Record<string, string> }) => hook.verify(r.body, r.headers) as { type: string; data: any; link?: any };
 
 it("a receiver gets requested and resolved, signed and verified, with the events' protocol shapes", async () => {
   const hook = await target("plain", { url: receiver.url("/plain"), sessions: ["conv_plain"] });
@@ -50,12 +50,18 @@ it("a receiver gets requested and resolved, signed and verified, with the events
   expect(payload.type).toBe("elicitation.requested");
   expect(payload.data).toMatchObject({ type: "response.elicitation_request", elicitation_id: "el_plain", session_id: "conv_plain", params: { message: "el_plain?" } });
   expect(requested.headers["webhook-id"]).toMatch(/^msg_[0-9a-f]{32}$/);
+  // The approval link: the standalone page with a capability for this elicitation, expiring at its deadline.
+  expect(payload.link.expires_at).toBe(payload.data.deadline);
+  expect(new URL(payload.link.url).hash).toBe(`#link=${payload.link.token}`);
+  expect((await t.http(payload.link.token, "GET", "/v1/link")).body.event.elicitation_id).toBe("el_plain");
   expect((await answer("conv_plain", "el_plain")).status).toBe(200);
   const resolved = await eventually(() => {
     expect(receiver.at("/plain")).toHaveLength(2);
     return receiver.at("/plain")[1];
   }, 20_000);
   expect(verified(hook, resolved)).toMatchObject({ type: "elicitation.resolved", data: { elicitation_id: "el_plain", action: "accept", resolved_by: "human-1" } });
+  // A resolution carries no link: there is nothing left to answer.
+  expect(verified(hook, resolved).link).toBeUndefined();
   expect(resolved.headers["webhook-id"]).not.toBe(requested.headers["webhook-id"]);
   // Tampering is caught by the library: the signature covers id, timestamp and body.
   expect(() => hook.verify(resolved.body.replace("accept", "decline"), resolved.headers)).toThrow();

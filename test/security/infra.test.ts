@@ -18,9 +18,9 @@ const limits = (s: ReturnType<typeof synth>, name: (typeof functionNames)[number
 };
 
 describe("rate limits in the stack", () => {
-  it("go to exactly the rate-limited functions (the raise and verdict paths), 600/min by default; context overrides them", () => {
+  it("go to exactly the rate-limited functions (the raise and verdict paths, an approval link's verdict included), 600/min by default; context overrides them", () => {
     const rateLimited = functionNames.filter((name) => "rateLimited" in catalog[name]);
-    expect(rateLimited.sort()).toEqual(["httpPostEvent", "wsElicit"]);
+    expect(rateLimited.sort()).toEqual(["httpPostEvent", "httpPostLinkVerdict", "wsElicit"]);
     const s = synth();
     for (const name of functionNames) expect(limits(s, name), name).toEqual(rateLimited.includes(name) ? ["600", "600"] : [undefined, undefined]);
     // Context overrides them (the stack hands cfg.rateLimits to exactly those functions, as above).

@@ -9,7 +9,8 @@ import { createStores, type Stores } from "../../functions/domain/stores/index.j
 import { schedulerTimers, type Timers } from "../../functions/domain/timers.js";
 import { createTollgate } from "../../functions/domain/tollgate.js";
 import type { Config } from "../../functions/shared/config.js";
-import type { Harness } from "./tollgate.js";
+import { linkSigner } from "../../functions/shared/links.js";
+import { SECRET, type Harness } from "./tollgate.js";
 
 export interface Decorations {
   db?: (real: Stores) => Stores;
@@ -31,6 +32,7 @@ export function domainOver(t: Harness, decorate: Decorations = {}) {
     config,
     push: (decorate.push ?? same)(push),
     timers: (decorate.timers ?? same)(timers),
+    links: linkSigner(async () => new TextEncoder().encode(SECRET), decorate.now ?? t.runtime.clock.now),
     now: decorate.now ?? t.runtime.clock.now,
   });
 }

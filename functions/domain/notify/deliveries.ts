@@ -8,6 +8,7 @@
 import { createHash, createHmac } from "node:crypto";
 import type { Context } from "../context.js";
 import type { ElicitationItem } from "../items.js";
+import type { ApprovalLink, Links } from "../links.js";
 import type { AttemptRecord, DeliveryItem, TargetItem } from "../stores/targets.js";
 import { timerKeys } from "../timers.js";
 import { slackBody, webhookBody, type NotificationSubject } from "./payloads.js";
@@ -38,8 +39,14 @@ export function wants(target: TargetItem, subject: NotificationSubject): boolean
 /** Full jitter around the configured pause: between 80% and 120% of it. */
 const jittered = (ms: number) => Math.round(ms * (0.8 + Math.random() * 0.4));
 
-export function createDeliveries(ctx: Context) {
+export function createDeliveries(ctx: Context, links: Links) {
   const store = ctx.db.targets;
+
+  /** What a target's message says beyond the event: the approval link while it can still be used, and (Slack) the session's title. */
+  async function extras(subject: NotificationSubject, target: TargetItem, label: () => Promise<string | undefined>) {
+    const link: ApprovalLink | undefined = subject.item.status === "pending" ? await links.forTarget(subject.item, target.target_id) : undefined;
+    return { link, label: target.target_kind === "slack" ? await label() : undefined };
+  }
 
   async function scheduleAttempt(d: Pick<DeliveryItem, "tenant" | "target_id" | "event_id">, attempt: number, at: number) {
     const input = { tenant: d.tenant, target_id: d.target_id, event_id: d.event_id, attempt };
@@ -50,8 +57,11 @@ export function createDeliveries(ctx: Context) {
   async function fanOut(subject: NotificationSubject): Promise<void> {
     const { tenant } = subject.item;
     const targets = (await store.list(tenant)).filter((t) => wants(t, subject));
+    let title: Promise<string | undefined> | undefined;
+    const label = () => (title ??= ctx.db.sessions.get(tenant, subject.item.session_id).then((s) => s?.title));
     for (const target of targets) {
-      const payload = target.target_kind === "slack" ? slackBody(subject) : webhookBody(subject, ctx.iso());
+      const { link, label: session } = await extras(subject, target, label);
+      const payload = target.target_kind === "slack" ? slackBody(subject, link, session) : webhookBody(subject, ctx.iso(), link);
       const d = { tenant, target_id: target.target_id, event_id: subject.eventId };
       const delivery = {
         ...d,
