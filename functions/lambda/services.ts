@@ -44,7 +44,7 @@ export function documentClient(client = new DynamoDBClient({})): DynamoDBDocumen
 export function buildServices(config: Config, clients: Clients, key: () => Promise<Uint8Array>, now: () => number = Date.now): Services {
   const push = connectionsPusher(clients.connections);
   return {
-    tollgate: createTollgate({ db: createStores(clients.db, config.table), config, push, timers: schedulerTimers(clients.scheduler, config.scheduler), now }),
+    tollgate: createTollgate({ db: createStores(clients.db, config.table, config), config, push, timers: schedulerTimers(clients.scheduler, config.scheduler), now }),
     signingKey: key,
     verify: async (token) => verifyToken(token, await key(), now(), config.oidcIssuers),
     now,
