@@ -17,6 +17,7 @@ export class BenchSocket {
   /** Frames sent and received: what API Gateway meters as WebSocket messages. */
   readonly messages = { sent: 0, received: 0 };
   private closing = false;
+  private pinger?: ReturnType<typeof setInterval>;
   private nextRef = 1;
   private replies = new Map<number, (frame: Frame) => void>();
   private verdictWaiters = new Map<string, (frame: Frame, at: number) => void>();
@@ -48,6 +49,7 @@ export class BenchSocket {
       }
     });
     ws.on("close", () => {
+      clearInterval(this.pinger);
       if (!this.closing) this.closedUnexpectedly = true;
       for (const reply of this.replies.values()) reply({ type: "error", code: "connection_lost", message: "closed" });
       this.replies.clear();
@@ -98,8 +100,15 @@ export class BenchSocket {
     });
   }
 
+  /** Send `ping` every `everyMs`, as the SDK does: API Gateway closes a connection whose client said nothing for 10 minutes. */
+  keepAlive(everyMs: number) {
+    this.pinger = setInterval(() => void this.request({ action: "ping" }), everyMs);
+    this.pinger.unref();
+  }
+
   close() {
     this.closing = true;
+    clearInterval(this.pinger);
     this.ws.close(1000);
   }
 }

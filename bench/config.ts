@@ -22,6 +22,8 @@ export const config = {
   loadRunners: int("BENCH_LOAD_RUNNERS", 1000),
   loadElicitations: int("BENCH_LOAD_ELICITATIONS", 10_000),
   humans: int("BENCH_HUMANS", 20),
+  /** The load phase's sockets ping this often: a phase of 10,000 runners lasts longer than the gateway's 10 idle minutes. */
+  pingSeconds: int("BENCH_PING_SECONDS", 240),
   /** Hard bound on the load phase. */
   loadTimeoutSeconds: int("BENCH_LOAD_TIMEOUT_SECONDS", 360),
   /** `memory` (DynamoDB Local -inMemory) or `disk` (a -dbPath in a temp dir, as `npm start` does with TOLLGATE_DATA_DIR). */
@@ -56,6 +58,7 @@ export const config = {
         "TOLLGATE_ESCALATION_GRACE_SECONDS",
         "TOLLGATE_RATE_LIMIT_RAISES_PER_MINUTE",
         "TOLLGATE_RATE_LIMIT_VERDICTS_PER_MINUTE",
+        "TOLLGATE_SUBSCRIBER_SHARDS",
       ].flatMap((k) => (process.env[k] ? [[k, process.env[k]!]] : [])),
     ),
   } as Record<string, string>,

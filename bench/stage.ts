@@ -80,6 +80,7 @@ async function load(s: Stage) {
     elicitations: config.loadElicitations,
     humans: config.humans,
     timeoutSeconds: config.loadTimeoutSeconds,
+    pingSeconds: config.pingSeconds,
   });
   s.cpu.load = meter();
 }

@@ -5,7 +5,7 @@
  */
 import type { Node } from "constructs";
 import { parseIssuers } from "../functions/shared/oidc.js";
-import { DEFAULT_HISTORY_RETENTION_DAYS } from "../functions/shared/config.js";
+import { DEFAULT_HISTORY_RETENTION_DAYS, DEFAULT_SUBSCRIBER_SHARDS } from "../functions/shared/config.js";
 
 export interface TollgateConfig {
   /** Table deletion protection and RETAIN removal policies (`tollgate:deletionProtection`). */
@@ -35,6 +35,8 @@ export interface TollgateConfig {
   historyRetentionDays: number;
   /** Per token (tenant + sub) and minute, on the functions that raise or answer; 0 turns a limit off. */
   rateLimits: { raisesPerMinute: number; verdictsPerMinute: number };
+  /** Partitions each tenant's inbox subscribers are spread over (docs/performance.md "Scale past one partition"). */
+  subscriberShards: number;
   httpThrottle: { rateLimit: number; burstLimit: number };
   wsThrottle: { rateLimit: number; burstLimit: number };
   /** CloudWatch Logs retention of every function and access log group, in days. */
@@ -93,6 +95,7 @@ export const contextKeys = {
   historyRetentionDays: "tollgate:historyRetentionDays",
   rateLimitRaisesPerMinute: "tollgate:rateLimitRaisesPerMinute",
   rateLimitVerdictsPerMinute: "tollgate:rateLimitVerdictsPerMinute",
+  subscriberShards: "tollgate:subscriberShards",
   httpThrottleRate: "tollgate:httpThrottleRate",
   httpThrottleBurst: "tollgate:httpThrottleBurst",
   wsThrottleRate: "tollgate:wsThrottleRate",
@@ -113,6 +116,7 @@ export const defaults = {
   historyRetentionDays: DEFAULT_HISTORY_RETENTION_DAYS,
   rateLimitRaisesPerMinute: 600,
   rateLimitVerdictsPerMinute: 600,
+  subscriberShards: DEFAULT_SUBSCRIBER_SHARDS,
   httpThrottleRate: 50,
   httpThrottleBurst: 100,
   wsThrottleRate: 50,
@@ -239,6 +243,7 @@ export function readConfig(node: Node): TollgateConfig {
       raisesPerMinute: int(node, contextKeys.rateLimitRaisesPerMinute, defaults.rateLimitRaisesPerMinute, 0, 1_000_000),
       verdictsPerMinute: int(node, contextKeys.rateLimitVerdictsPerMinute, defaults.rateLimitVerdictsPerMinute, 0, 1_000_000),
     },
+    subscriberShards: int(node, contextKeys.subscriberShards, defaults.subscriberShards, 1, 100),
     httpThrottle: {
       rateLimit: int(node, contextKeys.httpThrottleRate, defaults.httpThrottleRate, 1, 10_000),
       burstLimit: int(node, contextKeys.httpThrottleBurst, defaults.httpThrottleBurst, 1, 5_000),

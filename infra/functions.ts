@@ -79,6 +79,7 @@ export class TollgateFunctions extends StackPart {
       if (spec.verifiesTokens && b.oidcIssuers) f.setOidcIssuers(b.oidcIssuers);
       if (spec.rateLimited) f.setRateLimits(b.config.rateLimits);
       f.setHistoryRetention(b.config.historyRetentionDays);
+      if (spec.table.length > 0) f.setSubscriberShards(b.config.subscriberShards);
       if (spec.scheduler || spec.trigger.kind === "timer") {
         f.setGraces({
           reconnectGraceSeconds: b.config.reconnectGraceSeconds,

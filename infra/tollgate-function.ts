@@ -286,6 +286,11 @@ export class TollgateFunction extends Construct {
     this.addEnv(env.historyRetentionDays, String(days));
   }
 
+  /** Every function that reaches the table finds a connection's subscriber row in the same shard. */
+  setSubscriberShards(shards: number): void {
+    this.addEnv(env.subscriberShards, String(shards));
+  }
+
   /** Grace periods, on the functions that arm or fire timers. */
   setGraces(props: { reconnectGraceSeconds: number; escalationGraceSeconds: number }): void {
     this.addEnv(env.reconnectGraceSeconds, String(props.reconnectGraceSeconds));

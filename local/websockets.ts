@@ -12,6 +12,7 @@ import { WebSocketServer, WebSocket } from "ws";
 import { functions, type FunctionName } from "../functions/catalog.js";
 import type { Clock } from "./clock.js";
 import { FRAME_LIMIT_BYTES, MESSAGE_LIMIT_BYTES, watchFrameSizes } from "./frame-limit.js";
+import { openFilesWatch } from "./open-files.js";
 import type { Invoke } from "./lambda.js";
 
 export const STAGE = "live";
@@ -60,6 +61,7 @@ export function createWebSockets(options: { invoke: Invoke; clock: Clock; log: (
   const wss = new WebSocketServer({ noServer: true, maxPayload: MESSAGE_LIMIT_BYTES });
   /** Route replies held back until released: lets a test deliver a push before the reply it raced. */
   const held = new Map<string, Promise<void>>();
+  const openFiles = openFilesWatch(log);
 
   function wsContext(connectionId: string, routeKey: string, eventType: string, authorizer: Record<string, unknown>, extra: object = {}) {
     const now = clock.now();
@@ -164,6 +166,7 @@ export function createWebSockets(options: { invoke: Invoke; clock: Clock; log: (
         quiet: () => undefined,
       };
       live.set(connectionId, connection);
+      openFiles(live.size);
       const active = watchTime(connection);
       ws.on("error", () => undefined); // a message over the limit: ws has closed the socket with 1009, as API Gateway does
       ws.on("message", (data) => {

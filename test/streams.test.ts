@@ -1,10 +1,11 @@
 /**
  * The streams handler is idempotent: the same batch twice leaves counts exact and sends nothing twice.
- * And it reads each tenant's subscribers at most once per batch.
+ * And it reads each tenant's subscribers (each of their shards) at most once per batch.
  */
 import { DescribeStreamCommand, DynamoDBStreamsClient, GetRecordsCommand, GetShardIteratorCommand, type _Record } from "@aws-sdk/client-dynamodb-streams";
 import { DescribeTableCommand, DynamoDBClient, GetItemCommand, PutItemCommand, QueryCommand } from "@aws-sdk/client-dynamodb";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { keys } from "../functions/domain/stores/keys.js";
 import { invocation } from "../local/lambda.js";
 import { observeAwsCalls } from "./support/aws-calls.js";
 import { sleep, startTollgate, type Harness } from "./support/tollgate.js";
@@ -22,7 +23,7 @@ beforeAll(async () => {
     const calls = streamsCalls.get(store) ?? { subscriberQueries: [], queueQueries: [], pushes: [] };
     streamsCalls.set(store, calls);
     const pk = input.ExpressionAttributeValues?.[":pk"];
-    if (command === "QueryCommand" && String(pk).endsWith("#SUBSCRIBERS")) calls.subscriberQueries.push(pk);
+    if (command === "QueryCommand" && String(pk).includes("#SUBSCRIBERS")) calls.subscriberQueries.push(pk);
     if (command === "QueryCommand" && input.ExpressionAttributeValues[":prefix"] === "M#") calls.queueQueries.push(pk);
     if (command === "PostToConnectionCommand") calls.pushes.push(input.ConnectionId);
   });
@@ -97,8 +98,11 @@ it("reads each tenant's subscribers once per batch, still reaches every subscrib
 
   // A subscriber whose connection died without a $disconnect: @connections answers 410.
   const dynamo = new DynamoDBClient({ endpoint: t.runtime.dynamoEndpoint, region: "us-east-1", credentials });
-  const subscribers = await dynamo.send(new QueryCommand({ TableName: t.runtime.table, KeyConditionExpression: "pk = :pk", ExpressionAttributeValues: { ":pk": { S: "T#acme#SUBSCRIBERS" } } }));
-  const inbox = subscribers.Items![0].connection_id.S!;
+  const shards = (tenant: string) => keys.subscriberShards(tenant, t.runtime.config.subscriberShards);
+  const rows = await Promise.all(
+    shards("acme").map((pk) => dynamo.send(new QueryCommand({ TableName: t.runtime.table, KeyConditionExpression: "pk = :pk", ExpressionAttributeValues: { ":pk": { S: pk } } }))),
+  );
+  const inbox = rows.flatMap((r) => r.Items ?? [])[0].connection_id.S!;
   const ghost = { pk: { S: "T#acme#SUBSCRIBERS" }, sk: { S: "C#ghost-connection" } };
   await dynamo.send(new PutItemCommand({ TableName: t.runtime.table, Item: { ...ghost, connection_id: { S: "ghost-connection" }, all_sessions: { BOOL: true } } }));
   const heard = globex.frames.length;
@@ -108,7 +112,9 @@ it("reads each tenant's subscribers once per batch, still reaches every subscrib
 
   // The replayed batch is the invocation that pushed the most (the poller may run small batches meanwhile).
   const replay = [...streamsCalls.values()].sort((x, y) => y.pushes.length - x.pushes.length)[0];
-  expect(replay.subscriberQueries.sort()).toEqual(["T#acme#SUBSCRIBERS", "T#globex#SUBSCRIBERS"]);
+  // One Query per shard of each tenant: every shard read once.
+  expect(replay.subscriberQueries.sort()).toEqual([...shards("acme"), ...shards("globex")].sort());
+  expect(t.runtime.config.subscriberShards).toBeGreaterThan(1);
   const pushedTo = (id: string) => replay.pushes.filter((pushed) => pushed === id).length;
   expect(pushedTo(inbox)).toBeGreaterThanOrEqual(5); // requests, resolved and badges
   // Events side by side may all reach the dead connection before its 410 returns; later ones in an item's order do not.

@@ -68,7 +68,7 @@ const kindOf = (key: { pk?: { S?: string }; sk?: { S?: string } } | undefined): 
   const pk = key?.pk?.S ?? "";
   const sk = key?.sk?.S ?? "";
   if (pk.includes("#RATE#")) return "rate counter";
-  if (pk.endsWith("#SUBSCRIBERS")) return "subscriber";
+  if (pk.includes("#SUBSCRIBERS")) return "subscriber";
   if (sk === "SESSION" || sk === "ELICITATION" || sk === "CONNECTION") return sk.toLowerCase();
   if (sk.startsWith("P#")) return "pending";
   if (sk.startsWith("D#")) return "descendant";
@@ -89,7 +89,7 @@ function itemsOf(operation: string, input: Record<string, any>): { kinds: string
   }
   if (operation === "Query") {
     const partition = Object.values(input.ExpressionAttributeValues ?? {})[0] as { S?: string } | undefined;
-    return { kinds: [partition?.S?.endsWith("#SUBSCRIBERS") ? "subscriber" : input.IndexName ? `index ${input.IndexName}` : "session partition"], table: input.TableName };
+    return { kinds: [partition?.S?.includes("#SUBSCRIBERS") ? "subscriber" : input.IndexName ? `index ${input.IndexName}` : "session partition"], table: input.TableName };
   }
   return { kinds: [kindOf(input.Key ?? input.Item)], table: input.TableName };
 }

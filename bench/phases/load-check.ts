@@ -7,6 +7,9 @@ import { sleep } from "../clients.js";
 import { now } from "../stats.js";
 import type { Pending } from "./load.js";
 
+/** How long the stream may take to bring every badge to where it should be: longer with more sessions. */
+export const settleMs = (runners: number) => Math.max(60_000, runners * 12);
+
 export interface LoadCheck {
   http: ReturnType<typeof httpClient>;
   humanToken: string;
@@ -45,7 +48,7 @@ async function pendingListed(c: LoadCheck): Promise<number> {
 
 export async function checkLoad(c: LoadCheck) {
   const settleStart = now();
-  while (now() - settleStart < 60_000 && !c.sessionsAt(0)) await sleep(100);
+  while (now() - settleStart < settleMs(c.runners.length) && !c.sessionsAt(0)) await sleep(100);
   await sleep(2_000);
   const inboxAllZero = c.sessionsAt(0);
   const countsZero = await serverCountsZero(c);

@@ -8,7 +8,7 @@ import { log, SECRET, TENANT } from "../config.js";
 import { cpuSecondsOf } from "../meters.js";
 import { memoryOf } from "../runtime.js";
 import { hundredths, now, summarize } from "../stats.js";
-import { checkLoad } from "./load-check.js";
+import { checkLoad, settleMs } from "./load-check.js";
 
 export interface LoadOptions {
   wsUrl: string;
@@ -20,6 +20,8 @@ export interface LoadOptions {
   elicitations: number;
   humans: number;
   timeoutSeconds: number;
+  /** Every socket of the phase pings this often (the gateway closes one that is silent for 10 minutes). */
+  pingSeconds: number;
 }
 
 export interface Pending {
@@ -72,6 +74,7 @@ async function connectRunners(o: LoadOptions, error: (what: string) => void) {
   try {
     return await pool(tokens, 50, async (token, i) => {
       const socket = await BenchSocket.open(o.wsUrl, token);
+      socket.keepAlive(o.pingSeconds * 1000);
       const hello = await socket.request({ action: "hello", sessions: [{ session_id: `load_${i}` }] });
       if (hello.reply.type !== "hello.ok") error(`hello ${i}: ${JSON.stringify(hello.reply)}`);
       connected++;
@@ -90,6 +93,7 @@ export async function loadPhase(o: LoadOptions) {
   const { errors, error } = errorLog();
 
   const inbox = await BenchSocket.open(o.wsUrl, o.humanToken);
+  inbox.keepAlive(o.pingSeconds * 1000);
   const sub = await inbox.request({ action: "subscribe", sessions: "*" });
   if (sub.reply.type !== "subscribed") error(`subscribe: ${JSON.stringify(sub.reply)}`);
   let inboxEvents = 0;
@@ -155,7 +159,7 @@ export async function loadPhase(o: LoadOptions) {
   // The inbox sees it too: every session's badge at 1 (through the stream).
   const sessionsAt = (n: number) => [...runners.keys()].every((i) => inbox.badges.get(`load_${i}`) === n);
   const badgesUpStart = now();
-  while (Date.now() < deadline && !sessionsAt(1) && now() - badgesUpStart < 60_000) await sleep(50);
+  while (Date.now() < deadline && !sessionsAt(1) && now() - badgesUpStart < settleMs(N)) await sleep(50);
   const badgesAllOne = sessionsAt(1);
   const badgesUpSeconds = (now() - badgesUpStart) / 1000;
 

@@ -7,7 +7,7 @@ import { requireRole } from "./access.js";
 import type { Context } from "./context.js";
 import type { Caller } from "./items.js";
 import type { Sessions } from "./sessions.js";
-import type { SubscriberRow } from "./stores/subscribers.js";
+import type { Subscriber } from "./stores/subscribers.js";
 
 const SUBSCRIBER_TTL_SECONDS = 3 * 3600;
 export const MAX_SUBSCRIBED_SESSIONS = 1_000;
@@ -29,25 +29,25 @@ export function createSubscriptions(ctx: Context, sessions: Sessions) {
     },
 
     /**
-     * The publisher of one stream batch: each tenant's subscribers are read once, at its first event,
-     * and serve the batch's later events. Every record of a batch was written before that read, so a
+     * The publisher of one stream batch: each tenant's subscribers are read once (every shard side by
+     * side), at its first event, and serve the batch's later events. Every record of a batch was written before that read, so a
      * subscriber that was there before a change still hears of it. A failed read fails every event
      * waiting on it, so each of their records is retried.
      */
     audience() {
-      const lists = new Map<string, Promise<SubscriberRow[]>>();
+      const lists = new Map<string, Promise<Subscriber[]>>();
       const gone = new Set<string>(); // a 410 is for good: the batch's later events skip the connection
       return {
         /** Push an event of a session to everyone subscribed to it or to one of its ancestors; prune the dead. */
         async publish(tenant: string, sessionIds: string[], event: object): Promise<void> {
           if (!lists.has(tenant)) lists.set(tenant, subscribers.of(tenant));
-          const rows = await lists.get(tenant)!;
-          const listening = rows.filter((row) => !gone.has(row.connection_id) && (row.all_sessions || sessionIds.some((id) => row.session_ids?.has(id))));
+          const all = await lists.get(tenant)!;
+          const listening = all.filter((s) => !gone.has(s.connection_id) && (s.all_sessions || sessionIds.some((id) => s.session_ids.has(id))));
           await Promise.all(
-            listening.map(async (row) => {
-              if ((await ctx.push.send(row.connection_id, event)) === "gone") {
-                gone.add(row.connection_id);
-                await subscribers.remove(tenant, row.connection_id);
+            listening.map(async (subscriber) => {
+              if ((await ctx.push.send(subscriber.connection_id, event)) === "gone") {
+                gone.add(subscriber.connection_id);
+                await subscribers.prune(subscriber);
               }
             }),
           );

@@ -48,7 +48,7 @@ export function buildServices(config: Config, clients: Clients, key: () => Promi
   const push = connectionsPusher(clients.connections);
   const links = linkSigner(key, now);
   return {
-    tollgate: createTollgate({ db: createStores(clients.db, config.table), config, push, timers: schedulerTimers(clients.scheduler, config.scheduler), links, now }),
+    tollgate: createTollgate({ db: createStores(clients.db, config.table, config), config, push, timers: schedulerTimers(clients.scheduler, config.scheduler), links, now }),
     signingKey: key,
     verify: async (token) => verifyToken(token, await key(), now(), config.oidcIssuers),
     verifyLink: links.verify,

@@ -14,6 +14,8 @@ export interface Config {
   resolvedRetentionSeconds: number;
   /** Per token (tenant + sub) and minute; 0 means no limit. */
   rateLimits: RateLimits;
+  /** Partitions each tenant's subscriber rows are spread over; every stream batch reads them all side by side. */
+  subscriberShards: number;
   /** The OpenID issuers whose tokens are accepted, as TOLLGATE_OIDC_ISSUERS' JSON (none when absent). */
   oidcIssuers?: string;
   notify: NotifyConfig;
@@ -53,6 +55,12 @@ export interface RateLimits {
 /** Generous: an agent fleet behind one token, or a human clearing a queue, stays well below. */
 export const defaultRateLimits: RateLimits = { raisesPerMinute: 600, verdictsPerMinute: 600 };
 
+/**
+ * Enough for a tenant at 1,000 verdicts a second with up to 16 KB of subscriber rows (docs/performance.md);
+ * each more shard costs every stream batch one more Query.
+ */
+export const DEFAULT_SUBSCRIBER_SHARDS = 4;
+
 /** Long enough to answer "who approved that last quarter?"; longer keeping is an export (docs/deploy.md). */
 export const DEFAULT_HISTORY_RETENTION_DAYS = 90;
 
@@ -62,6 +70,12 @@ const number = (source: NodeJS.ProcessEnv, name: string, fallback: number): numb
   if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a non-negative number`);
   return value;
 };
+
+function shards(source: NodeJS.ProcessEnv): number {
+  const n = number(source, env.subscriberShards, DEFAULT_SUBSCRIBER_SHARDS);
+  if (!Number.isInteger(n) || n < 1 || n > 100) throw new Error(`${env.subscriberShards} must be a whole number from 1 to 100`);
+  return n;
+}
 
 export function readConfig(source: NodeJS.ProcessEnv = process.env): Config {
   return {
@@ -84,6 +98,7 @@ export function readConfig(source: NodeJS.ProcessEnv = process.env): Config {
     resolvedRetentionSeconds: number(source, env.resolvedRetentionSeconds, number(source, env.historyRetentionDays, DEFAULT_HISTORY_RETENTION_DAYS) * 86_400),
     oidcIssuers: source[env.oidcIssuers] || undefined,
     approvalPageUrl: pageUrl(source[env.approvalPageUrl]),
+    subscriberShards: shards(source),
     rateLimits: {
       raisesPerMinute: number(source, env.rateLimitRaisesPerMinute, defaultRateLimits.raisesPerMinute),
       verdictsPerMinute: number(source, env.rateLimitVerdictsPerMinute, defaultRateLimits.verdictsPerMinute),

@@ -25,7 +25,7 @@ export function domainOver(t: Harness, decorate: Decorations = {}) {
   const { db: client, connections, scheduler } = t.runtime.clients;
   const push = connectionsPusher(connections);
   const timers = schedulerTimers(scheduler, config.scheduler);
-  const db = createStores(client, config.table);
+  const db = createStores(client, config.table, config);
   const same = <T>(real: T) => real;
   return createTollgate({
     db: (decorate.db ?? same)(db),

@@ -13,7 +13,12 @@ import { subscriberStore } from "./subscribers.js";
 import { targetStore } from "./targets.js";
 import { createTable } from "./table.js";
 
-export function createStores(client: DynamoDBDocumentClient, tableName: string) {
+export interface StoreOptions {
+  /** Partitions each tenant's subscriber rows are spread over. */
+  subscriberShards: number;
+}
+
+export function createStores(client: DynamoDBDocumentClient, tableName: string, options: StoreOptions) {
   const table = createTable(client, tableName);
   return {
     elicitations: elicitationStore(table),
@@ -21,7 +26,7 @@ export function createStores(client: DynamoDBDocumentClient, tableName: string) 
     sessions: sessionStore(table),
     connections: connectionStore(table),
     messages: messageStore(table),
-    subscribers: subscriberStore(table),
+    subscribers: subscriberStore(table, options.subscriberShards),
     rates: rateStore(table),
     targets: targetStore(table),
     /** One transaction over writes the stores built: undefined when it went through, else the writes whose condition did not hold. */

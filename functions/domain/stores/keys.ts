@@ -5,6 +5,16 @@
 const sessionPk = (tenant: string, sessionId: string) => `T#${tenant}#S#${sessionId}`;
 const seq = (n: number) => String(n).padStart(12, "0");
 
+/** FNV-1a over the connection id: the same shard for the same connection in every function. */
+function shardOf(connectionId: string, shards: number): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < connectionId.length; i++) hash = Math.imul(hash ^ connectionId.charCodeAt(i), 0x01000193);
+  return (hash >>> 0) % shards;
+}
+
+/** Shard 0 keeps the key of the tenant's one partition from before there were shards, so its rows are still read. */
+const subscriberPk = (tenant: string, shard: number) => (shard === 0 ? `T#${tenant}#SUBSCRIBERS` : `T#${tenant}#SUBSCRIBERS#${shard}`);
+
 export const keys = {
   session: (tenant: string, sessionId: string) => ({ pk: sessionPk(tenant, sessionId), sk: "SESSION" as const }),
   elicitation: (tenant: string, elicitationId: string) => ({ pk: `T#${tenant}#E#${elicitationId}`, sk: "ELICITATION" as const }),
@@ -21,8 +31,10 @@ export const keys = {
   /** A message or notice queued (or held) for a session's runner, in arrival order. */
   message: (tenant: string, sessionId: string, n: number) => ({ pk: sessionPk(tenant, sessionId), sk: `M#${seq(n)}` }),
   connection: (tenant: string, connectionId: string) => ({ pk: `T#${tenant}#C#${connectionId}`, sk: "CONNECTION" as const }),
-  subscriber: (tenant: string, connectionId: string) => ({ pk: `T#${tenant}#SUBSCRIBERS`, sk: `C#${connectionId}` }),
-  subscribers: (tenant: string) => `T#${tenant}#SUBSCRIBERS`,
+  /** An inbox connection's subscriber row, in the shard its id hashes to (of `shards`). */
+  subscriber: (tenant: string, connectionId: string, shards: number) => ({ pk: subscriberPk(tenant, shardOf(connectionId, shards)), sk: `C#${connectionId}` }),
+  /** The partitions of a tenant's subscriber rows, one per shard. */
+  subscriberShards: (tenant: string, shards: number) => Array.from({ length: shards }, (_, shard) => subscriberPk(tenant, shard)),
   /**
    * The rate counter of one token, operation and minute. The operation comes before the `sub`: a
    * `sub` is free text from the token and could contain `#`, an operation cannot.
