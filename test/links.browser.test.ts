@@ -61,6 +61,24 @@ describe.skipIf(noBrowser)("the standalone page opened from an approval link", (
     expect(await again.getByTestId(`accept-${id}`).count()).toBe(0);
   });
 
+  it("the inbox shares a link from a card; a bare browser answers with it", async () => {
+    const inbox = started();
+    const { t } = inbox;
+    const s = sid("link_share");
+    await inbox.session(s, { title: "Share" });
+    const id = await inbox.raise(s, { message: "Merge the hotfix?" });
+    const page = await inbox.open(`/#session=${s}`);
+    await page.getByTestId(`share-${id}`).click();
+    const url = await page.getByTestId(`shared-${id}`).inputValue();
+    expect(new URL(url).searchParams.get("elicitation")).toBe(id);
+    const bare = await openBare(inbox, url);
+    await bare.getByTestId(`decline-${id}`).click();
+    await expect.poll(async () => (await t.http(inbox.human, "GET", `/v1/elicitations/${id}`)).body.verdict?.resolved_by, poll).toBe("human-1");
+    expect((await t.http(inbox.human, "GET", `/v1/history?session_id=${s}`)).body.items[0].verdict.via).toBe("link");
+    // The bare page's card, answering with the link, offers no link of its own.
+    expect(await bare.getByTestId(`share-${id}`).count()).toBe(0);
+  });
+
   it("a changed link, or one past its deadline, says it cannot be used and answers nothing", async () => {
     const inbox = started();
     const { t } = inbox;

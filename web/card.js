@@ -4,6 +4,7 @@ import { api, ApiError, seg } from "./api.js";
 import { fill, h, nextId } from "./dom.js";
 import { displayValue } from "./fields.js";
 import { buildForm } from "./form.js";
+import { shareControl } from "./share.js";
 import { claims } from "./signin.js";
 import { timeEl } from "./time.js";
 import { verdictWords } from "./verdict.js";
@@ -123,6 +124,8 @@ export function createCard(event, opts = {}) {
     answers?.nodes,
     h("div", { class: "reason" }, h("label", { for: reasonId }, "Reason (optional)"), reason),
     h("div", { class: "actions" }, accept, decline),
+    // A card opened from a link answers with it; it has no token to share another.
+    opts.submit ? null : shareControl(id),
   );
   const form = h(
     "form",
