@@ -11,6 +11,7 @@ import { createEscalation } from "./escalation.js";
 import { createHistory } from "./history.js";
 import { createMessages } from "./messages.js";
 import { createDeliveries } from "./notify/deliveries.js";
+import { createReminders } from "./notify/reminders.js";
 import { createTargets } from "./notify/targets.js";
 import { createRateLimiter } from "./rate-limit.js";
 import { createReactions } from "./reactions.js";
@@ -30,8 +31,9 @@ export function createTollgate(deps: Deps) {
   const escalation = createEscalation(ctx, sessions, messages);
   const runners = createRunners(ctx, sessions, connections, elicitations, messages);
   const notifications = createDeliveries(ctx);
+  const reminders = createReminders(ctx, notifications);
   const targets = createTargets(ctx);
-  const react = createReactions(ctx, { elicitations, delivery, escalation, messages, connections, runners, notifications });
-  return { ctx, sessions, connections, delivery, elicitations, history, messages, subscriptions, escalation, runners, react, notifications, targets };
+  const react = createReactions(ctx, { elicitations, delivery, escalation, messages, connections, runners, notifications, reminders });
+  return { ctx, sessions, connections, delivery, elicitations, history, messages, subscriptions, escalation, runners, react, notifications, reminders, targets };
 }
 export type Tollgate = ReturnType<typeof createTollgate>;

@@ -46,11 +46,14 @@ export function createDeliveries(ctx: Context) {
     await ctx.timers.schedule("notify", timerKeys.notify(d.tenant, d.target_id, d.event_id, attempt), new Date(at), input);
   }
 
-  /** Record the event for every target that wants it and schedule each first attempt (safe to repeat). */
-  async function fanOut(subject: NotificationSubject): Promise<void> {
+  /**
+   * Record the event for every target that wants it and schedule each first attempt (safe to repeat).
+   * `among`: the targets to consider, when already read; absent, all of the tenant's. Resolves with them.
+   */
+  async function fanOut(subject: NotificationSubject, among?: TargetItem[]): Promise<TargetItem[]> {
     const { tenant } = subject.item;
-    const targets = (await store.list(tenant)).filter((t) => wants(t, subject));
-    for (const target of targets) {
+    const all = among ?? (await store.list(tenant));
+    for (const target of all.filter((t) => wants(t, subject))) {
       const payload = target.target_kind === "slack" ? slackBody(subject) : webhookBody(subject, ctx.iso());
       const d = { tenant, target_id: target.target_id, event_id: subject.eventId };
       const delivery = {
@@ -64,6 +67,7 @@ export function createDeliveries(ctx: Context) {
       // A replayed record finds the delivery and the schedule both there; a schedule that ran is gone, and its claim refuses a second start.
       await scheduleAttempt(d, 1, ctx.now() + FIRST_ATTEMPT_MS);
     }
+    return all;
   }
 
   async function send(target: TargetItem, delivery: DeliveryItem): Promise<{ ok: boolean; status?: number; error?: string }> {
