@@ -13,10 +13,11 @@ interface AddOptions {
   events?: string;
   sessions?: string;
   remindAfter?: string;
+  remindTimes?: string;
 }
 
 /** Each body field's flag, so a refusal names what the user typed. */
-const FLAGS: Record<string, string> = { kind: "--kind", url: "--target-url", events: "--events", sessions: "--sessions", remind_after_seconds: "--remind-after" };
+const FLAGS: Record<string, string> = { kind: "--kind", url: "--target-url", events: "--events", sessions: "--sessions", remind_after_seconds: "--remind-after", remind_times: "--remind-times" };
 
 const commaList = (value: string | undefined) =>
   value
@@ -39,12 +40,14 @@ function httpUrl(value: string): string {
 /** The PUT body from the flags, checked with the API's own schema. */
 function bodyOf(o: AddOptions): PutTargetBody {
   const { min, max } = NOTIFICATION_LIMITS.remindAfterSeconds;
+  const times = NOTIFICATION_LIMITS.remindTimes;
   const body = {
     kind: o.kind,
     url: httpUrl(o.targetUrl),
     events: commaList(o.events),
     sessions: commaList(o.sessions),
     remind_after_seconds: o.remindAfter === undefined ? undefined : wholeNumber(o.remindAfter, "--remind-after", min, max),
+    remind_times: o.remindTimes === undefined ? undefined : wholeNumber(o.remindTimes, "--remind-times", times.min, times.max),
   };
   const checked = PutTargetBody.safeParse(body);
   if (checked.success) return checked.data;
@@ -62,7 +65,7 @@ function printTargets(targets: NotificationTarget[]) {
     t.kind,
     t.events.join(",") === ALL_EVENTS ? "all" : t.events.join(","),
     t.sessions?.join(",") ?? "all",
-    t.remind_after_seconds ? `${t.remind_after_seconds}s` : "-",
+    t.remind_after_seconds ? `${t.remind_times}x${t.remind_after_seconds}s` : "-",
     t.url,
     t.disabled_reason ? paint.red(`disabled: ${t.disabled_reason}`) : paint.green("enabled"),
   ]);
@@ -87,6 +90,7 @@ export function targetsCommand(program: Command) {
     .option("--events <list>", `comma-separated, of ${ALL_EVENTS} (default: all)`)
     .option("--sessions <list>", "comma-separated session ids: only these and their descendants (default: all)")
     .option("--remind-after <seconds>", "remind while a prompt stays pending, every this many seconds")
+    .option("--remind-times <n>", "remind at most this many times (1 to 24, default 3; with --remind-after)")
     .action(async (id: string, o: AddOptions, command: Command) => {
       const settings = settingsOf(command);
       const { status, body } = await reply<NotificationTarget>(settings, "PUT", targetPath(id), bodyOf(o));

@@ -16,7 +16,7 @@ export type Trigger =
 
 export type HttpMethod = "GET" | "PUT" | "POST" | "DELETE";
 
-export type TimerName = "deadline" | "escalation" | "runnerGone" | "notify";
+export type TimerName = "deadline" | "escalation" | "runnerGone" | "notify" | "reminder";
 
 export interface FunctionSpec {
   /** Entry file, relative to the repository root. */
@@ -31,8 +31,12 @@ export interface FunctionSpec {
    * connection (POST and DELETE on `@connections`). Every route built with `wsHandler`.
    */
   closesConnections?: true;
-  /** Creates and deletes the one-time schedules of Tollgate's schedule group. */
-  scheduler?: true;
+  /**
+   * Creates and deletes one-time schedules of Tollgate's schedule group, of these timers: it gets
+   * their functions' ARNs (only these, so two functions that schedule each other's timers never
+   * make a cycle).
+   */
+  scheduler?: readonly TimerName[];
   /** Verifies bearer tokens (needs the JWT secret). */
   verifiesTokens?: true;
   /** Counts raises or verdicts against the per-token rate limits (needs the limits). */
@@ -102,12 +106,21 @@ export const functions = {
     verifiesTokens: true,
   },
 
-  streams: { entry: "functions/streams.ts", trigger: { kind: "stream" }, table: ["GetItem", "Query", "PutItem", "UpdateItem", "DeleteItem"], connections: true, scheduler: true, signsLinks: true },
+  streams: {
+    entry: "functions/streams.ts",
+    trigger: { kind: "stream" },
+    table: ["GetItem", "Query", "PutItem", "UpdateItem", "DeleteItem"],
+    connections: true,
+    scheduler: ["deadline", "escalation", "runnerGone", "notify", "reminder"],
+    signsLinks: true,
+  },
   timerDeadline: { entry: "functions/timer-deadline.ts", trigger: { kind: "timer", timer: "deadline" }, table: ["GetItem", "UpdateItem", "DeleteItem"], connections: true },
   timerEscalation: { entry: "functions/timer-escalation.ts", trigger: { kind: "timer", timer: "escalation" }, table: ["GetItem", "PutItem", "UpdateItem", "DeleteItem"], connections: true },
   timerRunnerGone: { entry: "functions/timer-runner-gone.ts", trigger: { kind: "timer", timer: "runnerGone" }, table: ["GetItem", "Query", "UpdateItem", "DeleteItem"], connections: true },
   /** One attempt of a notification delivery; it schedules the next one itself. */
-  timerNotify: { entry: "functions/timer-notify.ts", trigger: { kind: "timer", timer: "notify" }, table: ["GetItem", "UpdateItem"], scheduler: true },
+  timerNotify: { entry: "functions/timer-notify.ts", trigger: { kind: "timer", timer: "notify" }, table: ["GetItem", "UpdateItem"], scheduler: ["notify"] },
+  /** One round of a pending elicitation's reminders to one target; it schedules the next round itself. */
+  timerReminder: { entry: "functions/timer-reminder.ts", trigger: { kind: "timer", timer: "reminder" }, table: ["GetItem", "PutItem"], scheduler: ["reminder", "notify"], signsLinks: true },
 } as const satisfies Record<string, FunctionSpec>;
 
 export type FunctionName = keyof typeof functions;
@@ -121,4 +134,5 @@ export const timerFunctions: Record<TimerName, FunctionName> = {
   escalation: "timerEscalation",
   runnerGone: "timerRunnerGone",
   notify: "timerNotify",
+  reminder: "timerReminder",
 };

@@ -72,7 +72,7 @@ export class TollgateFunctions extends StackPart {
       const spec = f.spec;
       f.bindTable(b.table, spec.table);
       if (spec.connections || spec.closesConnections) f.bindConnections(b.connections, { post: Boolean(spec.connections || spec.closesConnections), delete: Boolean(spec.closesConnections) });
-      if (spec.scheduler) f.bindScheduler(b.scheduler);
+      if (spec.scheduler) f.bindScheduler(b.scheduler, spec.scheduler);
       // An approval link's key is derived from the token secret.
       if (readsJwtSecret(spec)) f.bindJwtSecret(b.jwtSecret, b.jwtSecretKey);
       if (spec.signsLinks && b.config.approvalPageUrl) f.setApprovalPage(b.config.approvalPageUrl);

@@ -206,14 +206,16 @@ export class TollgateFunction extends Construct {
 
   /**
    * Create, read and delete the one-time schedules of Tollgate's group (names are minted at run
-   * time, hence the `/*`), and pass exactly the scheduler role to them.
+   * time, hence the `/*`), pass exactly the scheduler role to them, and know the functions that
+   * the schedules of its `timers` invoke.
    */
-  bindScheduler(props: SchedulerBinding): void {
+  bindScheduler(props: SchedulerBinding, timers: readonly TimerName[]): void {
     const stack = Stack.of(this);
     this.addEnv(env.schedulerGroup, props.groupName);
     this.addEnv(env.schedulerRoleArn, props.role.roleArn);
     this.addEnv(env.schedulerDeadLetterArn, props.deadLetterArn);
-    for (const [timer, fn] of Object.entries(props.timerFunctions) as [TimerName, lambda.IFunction][]) {
+    for (const timer of timers) {
+      const fn = props.timerFunctions[timer];
       // A function's own ARN in its environment would be a cycle: it reads it from its invocation.
       if (fn !== this.fn) this.addEnv(env.timerArn[timer], fn.functionArn);
     }

@@ -99,6 +99,8 @@ describe("list and rm", () => {
       "conv_a,conv_b",
       "--remind-after",
       "600",
+      "--remind-times",
+      "2",
     );
     expect(added.code, added.stderr).toBe(EXIT.ok);
     expect(added.stdout).toMatch(/^created slack target chat/);
@@ -109,7 +111,7 @@ describe("list and rm", () => {
     const lines = listed.stdout.trimEnd().split("\n");
     expect(lines[0].split(/\s+/)).toEqual(["ID", "KIND", "EVENTS", "SESSIONS", "REMIND", "URL", "STATE"]);
     const chat = lines.find((l) => l.startsWith("chat "))!.split(/\s+/);
-    expect(chat).toEqual(["chat", "slack", "elicitation.requested,elicitation.resolved", "conv_a,conv_b", "600s", receiver.url("/chat"), "enabled"]);
+    expect(chat).toEqual(["chat", "slack", "elicitation.requested,elicitation.resolved", "conv_a,conv_b", "2x600s", receiver.url("/chat"), "enabled"]);
     const columns = lines[0].indexOf("URL");
     for (const line of lines.slice(1)) expect(line.indexOf("http://")).toBe(columns);
 
@@ -167,6 +169,8 @@ describe("refusals", () => {
       [["add", "bad", "--kind", "webhook", "--target-url", url, "--sessions", "conv a"], /^tollgate: --sessions "conv a": must be 1 to 128 characters/],
       [["add", "bad", "--kind", "webhook", "--target-url", url, "--remind-after", "5"], /^tollgate: --remind-after takes a whole number from 60 to 604800/],
       [["add", "bad", "--kind", "webhook", "--target-url", url, "--remind-after", "1h"], /^tollgate: --remind-after takes a whole number/],
+      [["add", "bad", "--kind", "webhook", "--target-url", url, "--remind-after", "60", "--remind-times", "25"], /^tollgate: --remind-times takes a whole number from 1 to 24/],
+      [["add", "bad", "--kind", "webhook", "--target-url", url, "--remind-times", "2"], /^tollgate: --remind-times: needs remind_after_seconds/],
       [["add", "bad id", "--kind", "webhook", "--target-url", url], /^tollgate: the target id must be 1 to 128 characters/],
       [["rm", "x".repeat(129)], /^tollgate: the target id must be/],
       [["rotate"], /missing required argument 'id'/],

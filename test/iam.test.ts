@@ -40,14 +40,15 @@ afterAll(async () => {
   await receiver?.close();
 });
 
-/** Drive every function: each route, the stream and all three timers. */
+/** Drive every function: each route, the stream and every timer. */
 async function everything() {
   const human = await t.token("human");
   const runner = await t.token("runner");
   const service = await t.token("service");
-  // One failed attempt and its retry: the delivery schedules its next attempt.
+  // One failed attempt and its retry: the delivery schedules its next attempt. A pending elicitation's reminder comes a minute later.
   receiver.plan("/iam", [500, 200]);
-  await t.http(service, "PUT", "/v1/notification-targets/iam", { kind: "webhook", url: receiver.url("/iam"), events: ["elicitation.requested"], sessions: ["iam_http"] });
+  const iamTarget = { kind: "webhook", url: receiver.url("/iam"), events: ["elicitation.requested", "elicitation.reminder"], sessions: ["iam_http", "iam_remind"], remind_after_seconds: 60 };
+  await t.http(service, "PUT", "/v1/notification-targets/iam", iamTarget);
   await t.http(service, "GET", "/v1/notification-targets");
   await t.http(service, "GET", "/v1/notification-targets/iam");
   await t.http(service, "POST", "/v1/notification-targets/iam/rotate");
@@ -73,6 +74,8 @@ async function everything() {
   await t.http(runner, "PUT", "/v1/sessions/iam_http", { title: "codex:iam" });
   await t.http(runner, "POST", "/v1/sessions/iam_http/events", { type: "response.elicitation_request", elicitation_id: "iam_h1", params: { message: "h1?" } });
   await t.http(runner, "POST", "/v1/sessions/iam_http/events", { type: "response.elicitation_request", elicitation_id: "iam_h2", params: { message: "h2?" } });
+  await t.http(runner, "PUT", "/v1/sessions/iam_remind", {});
+  await t.http(runner, "POST", "/v1/sessions/iam_remind/events", { type: "response.elicitation_request", elicitation_id: "iam_reminds", params: { message: "still there?" } });
   await t.http(runner, "POST", "/v1/sessions/iam_http/messages", { text: "held" });
   await t.http(runner, "GET", "/v1/sessions/iam_http/peek");
   await t.http(human, "GET", "/v1/sessions?limit=1");
@@ -95,7 +98,8 @@ async function everything() {
   gone.close();
   const expiring = await t.socket(await mintToken(SECRET, { sub: "iam-expiring", tenant: "acme", role: "runner" }, 60, t.clock.now()));
   await t.scheduled("gone-acme-");
-  await t.elapse(300_000); // the reconnect grace; the token above expires
+  await t.scheduled("remind-");
+  await t.elapse(300_000); // the reconnect grace; the token above expires; the reminder
   await expiring.request({ action: "ping" });
   await expiring.closed;
   // The runner-gone timer has resolved what nobody resumed.

@@ -11,6 +11,7 @@ import { badgeEvent, isResolved, requestEvent, resolvedEvent, type ConnectionIte
 import type { Connections } from "./connections.js";
 import type { Messages } from "./messages.js";
 import type { Deliveries } from "./notify/deliveries.js";
+import type { Reminders } from "./notify/reminders.js";
 import type { Runners } from "./runners.js";
 import type { Audience } from "./subscriptions.js";
 import { startTimer, timerKeys } from "./timers.js";
@@ -22,9 +23,9 @@ export interface Change {
 
 export function createReactions(
   ctx: Context,
-  parts: { elicitations: Elicitations; delivery: Delivery; escalation: Escalation; messages: Messages; connections: Connections; runners: Runners; notifications: Deliveries },
+  parts: { elicitations: Elicitations; delivery: Delivery; escalation: Escalation; messages: Messages; connections: Connections; runners: Runners; notifications: Deliveries; reminders: Reminders },
 ) {
-  const { elicitations, delivery, escalation, messages, connections, runners, notifications } = parts;
+  const { elicitations, delivery, escalation, messages, connections, runners, notifications, reminders } = parts;
   const sessionAndAncestors = (item: { session_id: string; ancestors?: string[] }) => [item.session_id, ...(item.ancestors ?? [])];
 
   const start = (timer: Parameters<typeof startTimer>[2]) => startTimer(ctx.timers, ctx.now(), timer);
@@ -53,7 +54,7 @@ export function createReactions(
     await audience.publish(item.tenant, sessionAndAncestors(item), requestEvent(item));
     await scheduleDeadline(item);
     if (item.block_state === "armed") await scheduleEscalation(item, Date.parse(item.created_at));
-    await notifications.requested(item);
+    await reminders.start(item, await notifications.requested(item));
   }
 
   async function onResolved(item: ElicitationItem, audience: Audience) {

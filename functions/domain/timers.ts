@@ -1,5 +1,5 @@
 /**
- * The three timers (deadline, escalation grace, reconnect grace) as one-time EventBridge Scheduler
+ * The timers (deadline, escalation grace, reconnect grace, notification attempts and reminders) as one-time EventBridge Scheduler
  * schedules, named after what they guard (docs/data-model.md "How each guarantee is kept": time). A name that exists already means the
  * job is scheduled; deleting one that ran or never existed is fine. Scheduler refuses an `at()`
  * that has passed, so a timer already due does its job at once instead (`startTimer`).
@@ -24,6 +24,8 @@ export const timerKeys = {
   runnerGone: (tenant: string, connectionId: string) => `${tenant}-${connectionId}`,
   /** One per attempt: a retry is a schedule of its own. */
   notify: (tenant: string, targetId: string, eventId: string, attempt: number) => `${tenant}-${targetId}-${eventId}-${attempt}`,
+  /** One per round of one target's reminders of one elicitation. */
+  reminder: (tenant: string, elicitationId: string, targetId: string, round: number) => `${tenant}-${elicitationId}-${targetId}-${round}`,
 };
 
 /** A timer to start: when it is due, and the job it does then (what its Scheduler target does with `input`). */
@@ -41,7 +43,7 @@ export async function startTimer(timers: Timers, now: number, timer: Timer): Pro
   await timers.schedule(timer.timer, timer.key, timer.at, timer.input);
 }
 
-const prefixes: Record<TimerName, string> = { deadline: "deadline", escalation: "escalation", runnerGone: "gone", notify: "notify" };
+const prefixes: Record<TimerName, string> = { deadline: "deadline", escalation: "escalation", runnerGone: "gone", notify: "notify", reminder: "remind" };
 
 /** Scheduler names are at most 64 of `0-9 a-z A-Z - _ .`: anything else is hashed. */
 export function scheduleName(timer: TimerName, key: string): string {

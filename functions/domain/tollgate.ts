@@ -12,6 +12,7 @@ import { createHistory } from "./history.js";
 import { createLinks } from "./links.js";
 import { createMessages } from "./messages.js";
 import { createDeliveries } from "./notify/deliveries.js";
+import { createReminders } from "./notify/reminders.js";
 import { createTargets } from "./notify/targets.js";
 import { createRateLimiter } from "./rate-limit.js";
 import { createReactions } from "./reactions.js";
@@ -32,8 +33,9 @@ export function createTollgate(deps: Deps) {
   const runners = createRunners(ctx, sessions, connections, elicitations, messages);
   const links = createLinks(ctx, elicitations);
   const notifications = createDeliveries(ctx, links);
+  const reminders = createReminders(ctx, notifications);
   const targets = createTargets(ctx);
-  const react = createReactions(ctx, { elicitations, delivery, escalation, messages, connections, runners, notifications });
-  return { ctx, sessions, connections, delivery, elicitations, history, messages, subscriptions, escalation, runners, react, notifications, targets, links };
+  const react = createReactions(ctx, { elicitations, delivery, escalation, messages, connections, runners, notifications, reminders });
+  return { ctx, sessions, connections, delivery, elicitations, history, messages, subscriptions, escalation, runners, react, notifications, reminders, targets, links };
 }
 export type Tollgate = ReturnType<typeof createTollgate>;

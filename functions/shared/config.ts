@@ -90,6 +90,7 @@ export function readConfig(source: NodeJS.ProcessEnv = process.env): Config {
         escalation: source[env.timerArn.escalation] ?? "",
         runnerGone: source[env.timerArn.runnerGone] ?? "",
         notify: source[env.timerArn.notify] ?? "",
+        reminder: source[env.timerArn.reminder] ?? "",
       },
     },
     reconnectGraceSeconds: number(source, env.reconnectGraceSeconds, 300),

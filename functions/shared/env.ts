@@ -16,6 +16,7 @@ export const env = {
     escalation: "TOLLGATE_ESCALATION_FUNCTION_ARN",
     runnerGone: "TOLLGATE_RUNNER_GONE_FUNCTION_ARN",
     notify: "TOLLGATE_NOTIFY_FUNCTION_ARN",
+    reminder: "TOLLGATE_REMINDER_FUNCTION_ARN",
   },
   /** Pauses before each retry of a notification delivery, in milliseconds, comma separated. */
   notifyRetryMs: "TOLLGATE_NOTIFY_RETRY_MS",

@@ -2,20 +2,25 @@
 import * as z from "zod";
 import { Id } from "./schemas.js";
 
-export const NOTIFICATION_LIMITS = { urlLength: 2_048, sessions: 20, remindAfterSeconds: { min: 60, max: 604_800 } } as const;
+export const NOTIFICATION_LIMITS = { urlLength: 2_048, sessions: 20, remindAfterSeconds: { min: 60, max: 604_800 }, remindTimes: { min: 1, max: 24, default: 3 } } as const;
 
 export const NotificationEvent = z.enum(["elicitation.requested", "elicitation.resolved", "elicitation.escalated", "elicitation.reminder"]);
 export type NotificationEvent = z.infer<typeof NotificationEvent>;
 
-export const PutTargetBody = z.strictObject({
-  kind: z.enum(["webhook", "slack"]),
-  url: z.string().min(1).max(NOTIFICATION_LIMITS.urlLength, `must be at most ${NOTIFICATION_LIMITS.urlLength} characters`),
-  /** Absent: every event. */
-  events: z.array(NotificationEvent).min(1).max(4).optional(),
-  /** Absent: every session; else these sessions and their descendants. */
-  sessions: z.array(Id).min(1).max(NOTIFICATION_LIMITS.sessions).optional(),
-  remind_after_seconds: z.number().int().min(NOTIFICATION_LIMITS.remindAfterSeconds.min).max(NOTIFICATION_LIMITS.remindAfterSeconds.max).optional(),
-});
+export const PutTargetBody = z
+  .strictObject({
+    kind: z.enum(["webhook", "slack"]),
+    url: z.string().min(1).max(NOTIFICATION_LIMITS.urlLength, `must be at most ${NOTIFICATION_LIMITS.urlLength} characters`),
+    /** Absent: every event. */
+    events: z.array(NotificationEvent).min(1).max(4).optional(),
+    /** Absent: every session; else these sessions and their descendants. */
+    sessions: z.array(Id).min(1).max(NOTIFICATION_LIMITS.sessions).optional(),
+    /** A pending elicitation's `elicitation.reminder` comes this long after the request, then after each reminder. */
+    remind_after_seconds: z.number().int().min(NOTIFICATION_LIMITS.remindAfterSeconds.min).max(NOTIFICATION_LIMITS.remindAfterSeconds.max).optional(),
+    /** At most this many reminders per elicitation; absent: 3. Only with `remind_after_seconds`. */
+    remind_times: z.number().int().min(NOTIFICATION_LIMITS.remindTimes.min).max(NOTIFICATION_LIMITS.remindTimes.max).optional(),
+  })
+  .refine((body) => body.remind_times === undefined || body.remind_after_seconds !== undefined, { path: ["remind_times"], message: "needs remind_after_seconds" });
 export type PutTargetBody = z.infer<typeof PutTargetBody>;
 
 const Attempt = z.strictObject({ at: z.string(), event_id: z.string(), status: z.number().int().optional(), error: z.string().optional() });
@@ -27,6 +32,8 @@ export const NotificationTarget = z.strictObject({
   events: z.array(NotificationEvent),
   sessions: z.array(Id).optional(),
   remind_after_seconds: z.number().int().optional(),
+  /** With `remind_after_seconds`: how many reminders an elicitation gets at most. */
+  remind_times: z.number().int().optional(),
   created_at: z.string(),
   updated_at: z.string(),
   /** Set when deliveries kept failing: no event goes out until a PUT enables it again. */

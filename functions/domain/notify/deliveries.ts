@@ -53,13 +53,16 @@ export function createDeliveries(ctx: Context, links: Links) {
     await ctx.timers.schedule("notify", timerKeys.notify(d.tenant, d.target_id, d.event_id, attempt), new Date(at), input);
   }
 
-  /** Record the event for every target that wants it and schedule each first attempt (safe to repeat). */
-  async function fanOut(subject: NotificationSubject): Promise<void> {
+  /**
+   * Record the event for every target that wants it and schedule each first attempt (safe to repeat).
+   * `among`: the targets to consider, when already read; absent, all of the tenant's. Resolves with them.
+   */
+  async function fanOut(subject: NotificationSubject, among?: TargetItem[]): Promise<TargetItem[]> {
     const { tenant } = subject.item;
-    const targets = (await store.list(tenant)).filter((t) => wants(t, subject));
+    const all = among ?? (await store.list(tenant));
     let title: Promise<string | undefined> | undefined;
     const label = () => (title ??= ctx.db.sessions.get(tenant, subject.item.session_id).then((s) => s?.title));
-    for (const target of targets) {
+    for (const target of all.filter((t) => wants(t, subject))) {
       const { link, label: session } = await extras(subject, target, label);
       const payload = target.target_kind === "slack" ? slackBody(subject, link, session) : webhookBody(subject, ctx.iso(), link);
       const d = { tenant, target_id: target.target_id, event_id: subject.eventId };
@@ -74,6 +77,7 @@ export function createDeliveries(ctx: Context, links: Links) {
       // A replayed record finds the delivery and the schedule both there; a schedule that ran is gone, and its claim refuses a second start.
       await scheduleAttempt(d, 1, ctx.now() + FIRST_ATTEMPT_MS);
     }
+    return all;
   }
 
   async function send(target: TargetItem, delivery: DeliveryItem): Promise<{ ok: boolean; status?: number; error?: string }> {

@@ -6,6 +6,7 @@ import { requireRole } from "../access.js";
 import type { Context } from "../context.js";
 import type { Caller } from "../items.js";
 import type { TargetItem } from "../stores/targets.js";
+import { remindTimes } from "./reminders.js";
 import { checkTargetUrl } from "./urls.js";
 
 /** A Standard Webhooks signing secret: `whsec_` and 24 random bytes in base64. */
@@ -19,7 +20,7 @@ export function targetView(item: TargetItem, withSecret = false): NotificationTa
     url: item.url,
     events: item.events,
     ...(item.sessions ? { sessions: item.sessions } : {}),
-    ...(item.remind_after_seconds ? { remind_after_seconds: item.remind_after_seconds } : {}),
+    ...(item.remind_after_seconds ? { remind_after_seconds: item.remind_after_seconds, remind_times: remindTimes(item) } : {}),
     created_at: item.created_at,
     updated_at: item.updated_at,
     ...(item.disabled_reason ? { disabled_reason: item.disabled_reason } : {}),
@@ -35,7 +36,14 @@ export function createTargets(ctx: Context) {
     requireRole(caller, "manageTargets");
     const url = await checkTargetUrl(body.url, ctx.config.notify.local);
     const secret = body.kind === "webhook" ? newSecret() : undefined;
-    const settings = { target_kind: body.kind, url: url.href, events: body.events ?? NotificationEvent.options, sessions: body.sessions, remind_after_seconds: body.remind_after_seconds };
+    const settings = {
+      target_kind: body.kind,
+      url: url.href,
+      events: body.events ?? NotificationEvent.options,
+      sessions: body.sessions,
+      remind_after_seconds: body.remind_after_seconds,
+      remind_times: body.remind_times,
+    };
     const saved = await store.save(caller.tenant, targetId, settings, secret, ctx.iso());
     if (!saved) throw new ProtocolError("conflict", "the target exists with another kind");
     const created = secret !== undefined ? saved.secret === secret : saved.created_at === saved.updated_at;

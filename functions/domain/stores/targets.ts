@@ -21,6 +21,7 @@ export interface TargetItem {
   events: NotificationEvent[];
   sessions?: string[];
   remind_after_seconds?: number;
+  remind_times?: number;
   secret?: string;
   created_at: string;
   updated_at: string;
@@ -48,7 +49,10 @@ export interface DeliveryItem {
   expires_at: number;
 }
 
-export type TargetSettings = Pick<TargetItem, "target_kind" | "url" | "events" | "sessions" | "remind_after_seconds">;
+export type TargetSettings = Pick<TargetItem, "target_kind" | "url" | "events" | "sessions" | "remind_after_seconds" | "remind_times">;
+
+/** The settings a target may leave out: a save sets those given and removes the others. */
+const OPTIONAL_SETTINGS = ["sessions", "remind_after_seconds", "remind_times"] as const;
 
 export function targetStore(table: Table) {
   return {
@@ -58,10 +62,12 @@ export function targetStore(table: Table) {
      * Create or change a target; a change keeps its secret and enables it again. Undefined when the
      * target exists with another kind. `secret` is kept only when the target is created.
      */
-    save: (tenant: string, targetId: string, settings: TargetSettings, secret: string | undefined, now: string) =>
-      table.update<TargetItem>({
+    save: (tenant: string, targetId: string, settings: TargetSettings, secret: string | undefined, now: string) => {
+      const given = OPTIONAL_SETTINGS.filter((name) => settings[name] !== undefined);
+      const removed = ["disabled_reason", "failing_since", ...OPTIONAL_SETTINGS.filter((name) => settings[name] === undefined)];
+      return table.update<TargetItem>({
         Key: keys.target(tenant, targetId),
-        UpdateExpression: `SET kind = :kind, tenant = :tenant, target_id = :id, target_kind = :tk, #url = :url, events = :events, updated_at = :now, created_at = if_not_exists(created_at, :now)${secret ? ", secret = if_not_exists(secret, :secret)" : ""}${settings.sessions ? ", sessions = :sessions" : ""}${settings.remind_after_seconds ? ", remind_after_seconds = :remind" : ""} REMOVE disabled_reason, failing_since${settings.sessions ? "" : ", sessions"}${settings.remind_after_seconds ? "" : ", remind_after_seconds"}`,
+        UpdateExpression: `SET kind = :kind, tenant = :tenant, target_id = :id, target_kind = :tk, #url = :url, events = :events, updated_at = :now, created_at = if_not_exists(created_at, :now)${secret ? ", secret = if_not_exists(secret, :secret)" : ""}${given.map((name) => `, ${name} = :${name}`).join("")} REMOVE ${removed.join(", ")}`,
         ConditionExpression: "attribute_not_exists(pk) OR target_kind = :tk",
         ExpressionAttributeNames: { "#url": "url" },
         ExpressionAttributeValues: {
@@ -73,10 +79,10 @@ export function targetStore(table: Table) {
           ":events": settings.events,
           ":now": now,
           ...(secret ? { ":secret": secret } : {}),
-          ...(settings.sessions ? { ":sessions": settings.sessions } : {}),
-          ...(settings.remind_after_seconds ? { ":remind": settings.remind_after_seconds } : {}),
+          ...Object.fromEntries(given.map((name) => [`:${name}`, settings[name]])),
         },
-      }),
+      });
+    },
     rotate: (tenant: string, targetId: string, secret: string, now: string) =>
       table.update<TargetItem>({
         Key: keys.target(tenant, targetId),
