@@ -70,7 +70,7 @@ export class TollgateFunctions extends StackPart {
   bind(b: FunctionBindings): void {
     for (const f of this.all) {
       const spec = f.spec;
-      f.bindTable(b.table, spec.table);
+      f.bindTable(b.table, spec.table, b.config.sessionIndexUpgrade);
       if (spec.connections || spec.closesConnections) f.bindConnections(b.connections, { post: Boolean(spec.connections || spec.closesConnections), delete: Boolean(spec.closesConnections) });
       if (spec.scheduler) f.bindScheduler(b.scheduler);
       // An approval link's key is derived from the token secret.
