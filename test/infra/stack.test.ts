@@ -5,7 +5,7 @@
  */
 import { Match } from "aws-cdk-lib/assertions";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type FunctionName, type FunctionSpec, functions as catalog, timerFunctions, readsJwtSecret } from "../../functions/catalog.js";
+import { type FunctionName, type FunctionSpec, functions as catalog, readsJwtSecret, streamItemKinds, timerFunctions } from "../../functions/catalog.js";
 import { env } from "../../functions/shared/env.js";
 import { mainTable } from "../../functions/shared/tables.js";
 import { webSocketStageName } from "../../infra/stack.js";
@@ -486,6 +486,8 @@ describe("DynamoDB stream", () => {
         MaximumRetryAttempts: 5,
         DestinationConfig: { OnFailure: { Destination: { "Fn::GetAtt": [queueId, "Arn"] } } },
       });
+      // Only the item kinds the streams handler reacts to invoke it (event filtering is not billed).
+      expect(m.Properties.FilterCriteria).toEqual({ Filters: [{ Pattern: JSON.stringify({ dynamodb: { NewImage: { kind: { S: [...streamItemKinds] } } } }) }] });
       expect(m.Properties.MaximumRecordAgeInSeconds).toBeGreaterThan(0);
       expect(m.Properties.MaximumRecordAgeInSeconds).toBeLessThanOrEqual(24 * 3600);
     }

@@ -1,0 +1,67 @@
+/**
+ * The stream hands the streams function only the item kinds it reacts to (`streamItemKinds`), as
+ * the event source mapping's filter does in the cloud: the rate counters and pending rows a raise
+ * and a verdict write are in the stream, and no invocation receives them.
+ */
+import { DescribeStreamCommand, DynamoDBStreamsClient, GetRecordsCommand, GetShardIteratorCommand } from "@aws-sdk/client-dynamodb-streams";
+import { DescribeTableCommand, DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import type { DynamoDBStreamEvent } from "aws-lambda";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { streamItemKinds } from "../functions/catalog.js";
+import { onInvoked } from "../local/lambda.js";
+import { sleep, startTollgate, type Harness } from "./support/tollgate.js";
+
+let t: Harness;
+const handed: string[] = [];
+let unhook: () => unknown = () => undefined;
+beforeAll(async () => {
+  t = await startTollgate({ rateLimits: { raisesPerMinute: 100, verdictsPerMinute: 100 } });
+  unhook = onInvoked((name, event) => {
+    if (name !== "streams") return;
+    for (const r of (event as DynamoDBStreamEvent).Records) handed.push(r.dynamodb?.NewImage?.kind?.S ?? "(no new image)");
+  });
+});
+afterAll(async () => {
+  unhook();
+  await t?.stop();
+});
+
+const credentials = { accessKeyId: "local", secretAccessKey: "local" };
+
+/** The kinds of every new image in the table's stream so far. */
+async function kindsInStream(): Promise<string[]> {
+  const dynamo = new DynamoDBClient({ endpoint: t.runtime.dynamoEndpoint, region: "us-east-1", credentials });
+  const streams = new DynamoDBStreamsClient({ endpoint: t.runtime.dynamoEndpoint, region: "us-east-1", credentials });
+  const arn = (await dynamo.send(new DescribeTableCommand({ TableName: t.runtime.table }))).Table!.LatestStreamArn!;
+  const kinds: string[] = [];
+  for (const shard of (await streams.send(new DescribeStreamCommand({ StreamArn: arn }))).StreamDescription!.Shards ?? []) {
+    let iterator = (await streams.send(new GetShardIteratorCommand({ StreamArn: arn, ShardId: shard.ShardId!, ShardIteratorType: "TRIM_HORIZON" }))).ShardIterator;
+    while (iterator) {
+      const out = await streams.send(new GetRecordsCommand({ ShardIterator: iterator }));
+      for (const r of out.Records ?? []) kinds.push(r.dynamodb?.NewImage?.kind?.S ?? "(no new image)");
+      if ((out.Records ?? []).length === 0) break;
+      iterator = out.NextShardIterator;
+    }
+  }
+  dynamo.destroy();
+  streams.destroy();
+  return kinds;
+}
+
+it("passes over rate counters and pending rows: the streams function receives only the kinds it reacts to", async () => {
+  const runner = await t.token("runner", "filtered-agent");
+  const human = await t.token("human", "filtered-human");
+  expect((await t.http(runner, "PUT", "/v1/sessions/conv_filtered", {})).status).toBe(200);
+  const raised = await t.http(runner, "POST", "/v1/sessions/conv_filtered/events", { type: "response.elicitation_request", elicitation_id: "el_filtered", params: { message: "May I?" } });
+  expect(raised.status).toBe(201);
+  expect((await t.http(human, "POST", "/v1/sessions/conv_filtered/events", { type: "approval", elicitation_id: "el_filtered", action: "accept" })).status).toBe(200);
+  // Both transitions of the elicitation reached the streams function.
+  const elicitationRecords = () => handed.filter((kind) => kind === "elicitation").length;
+  for (let i = 0; i < 400 && elicitationRecords() < 2; i++) await sleep(25);
+  expect(elicitationRecords()).toBeGreaterThanOrEqual(2);
+
+  const inStream = await kindsInStream();
+  expect(inStream).toEqual(expect.arrayContaining(["rate", "pending", "session", "elicitation"]));
+  expect(handed).toEqual(expect.arrayContaining(["session", "elicitation"]));
+  for (const kind of handed) expect(streamItemKinds as readonly string[]).toContain(kind);
+});
