@@ -128,6 +128,13 @@ export type FunctionName = keyof typeof functions;
 /** Reads the JWT secret: to verify tokens, or to derive the approval links' key from it. */
 export const readsJwtSecret = (spec: FunctionSpec): boolean => Boolean(spec.verifiesTokens || spec.signsLinks);
 
+/**
+ * The item kinds whose new images the streams handler reacts to (functions/domain/reactions.ts). The
+ * stream's event source mapping passes only these (Lambda's event filtering, which is not billed), and
+ * the local poller filters the same: a batch of rate counters or pending rows alone invokes nothing.
+ */
+export const streamItemKinds = ["elicitation", "session", "connection"] as const;
+
 /** The function each one-time schedule invokes, by timer. */
 export const timerFunctions: Record<TimerName, FunctionName> = {
   deadline: "timerDeadline",

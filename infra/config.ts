@@ -10,6 +10,11 @@ import { DEFAULT_HISTORY_RETENTION_DAYS, DEFAULT_SUBSCRIBER_SHARDS } from "../fu
 export interface TollgateConfig {
   /** Table deletion protection and RETAIN removal policies (`tollgate:deletionProtection`). */
   deletionProtection: boolean;
+  /**
+   * The step of the session indexes' upgrade to keys-only ones, 1 to 3, for a stack deployed before
+   * them (`tollgate:sessionIndexUpgrade`, docs/deploy.md "Upgrading"); absent: the table as defined.
+   */
+  sessionIndexUpgrade?: 1 | 2 | 3;
   /** An existing Secrets Manager secret holding the HS256 JWT secret (`tollgate:jwtSecretArn`). */
   jwtSecretArn?: string;
   /**
@@ -83,6 +88,7 @@ export interface CognitoConfig {
 
 export const contextKeys = {
   deletionProtection: "tollgate:deletionProtection",
+  sessionIndexUpgrade: "tollgate:sessionIndexUpgrade",
   jwtSecretArn: "tollgate:jwtSecretArn",
   jwtSecretKeyArn: "tollgate:jwtSecretKeyArn",
   oidcIssuers: "tollgate:oidcIssuers",
@@ -236,6 +242,7 @@ export function readConfig(node: Node): TollgateConfig {
     oidcIssuers: oidcIssuers(node),
     cognito: cognito(node),
     deletionProtection: bool(node, contextKeys.deletionProtection, defaults.deletionProtection),
+    sessionIndexUpgrade: (int(node, contextKeys.sessionIndexUpgrade, 0, 0, 3) || undefined) as TollgateConfig["sessionIndexUpgrade"],
     reconnectGraceSeconds: int(node, contextKeys.reconnectGraceSeconds, defaults.reconnectGraceSeconds, 1, 86_400),
     escalationGraceSeconds: int(node, contextKeys.escalationGraceSeconds, defaults.escalationGraceSeconds, 1, 86_400),
     historyRetentionDays: int(node, contextKeys.historyRetentionDays, defaults.historyRetentionDays, 1, 3653),

@@ -8,7 +8,7 @@ import * as kms from "aws-cdk-lib/aws-kms";
 import * as secretsmanager from "aws-cdk-lib/aws-secretsmanager";
 import * as sqs from "aws-cdk-lib/aws-sqs";
 import type { Construct } from "constructs";
-import { mainTable } from "../functions/shared/tables.js";
+import { mainTable, sessionIndexStep } from "../functions/shared/tables.js";
 import type { TollgateConfig } from "./config.js";
 import { StackPart } from "./part.js";
 
@@ -53,12 +53,12 @@ export class TollgateData extends StackPart {
       deletionProtection: cfg.deletionProtection,
       removalPolicy,
     });
-    for (const ix of Object.values(mainTable.indexes)) {
+    for (const ix of sessionIndexStep(cfg.sessionIndexUpgrade).indexes) {
       this.table.addGlobalSecondaryIndex({
         indexName: ix.name,
         partitionKey: { name: ix.partitionKey, type: dynamodb.AttributeType.STRING },
         sortKey: { name: ix.sortKey, type: dynamodb.AttributeType.STRING },
-        projectionType: dynamodb.ProjectionType.ALL,
+        projectionType: dynamodb.ProjectionType[ix.projection],
       });
     }
 

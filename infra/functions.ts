@@ -8,14 +8,14 @@ import { Duration, type RemovalPolicy, Validations } from "aws-cdk-lib";
 import type * as dynamodb from "aws-cdk-lib/aws-dynamodb";
 import type * as kms from "aws-cdk-lib/aws-kms";
 import type * as lambda from "aws-cdk-lib/aws-lambda";
-import { StartingPosition } from "aws-cdk-lib/aws-lambda";
+import { FilterCriteria, StartingPosition } from "aws-cdk-lib/aws-lambda";
 import { SqsDestination } from "aws-cdk-lib/aws-lambda-destinations";
 import { DynamoEventSource, SqsDlq } from "aws-cdk-lib/aws-lambda-event-sources";
 import type * as logs from "aws-cdk-lib/aws-logs";
 import type * as secretsmanager from "aws-cdk-lib/aws-secretsmanager";
 import type * as sqs from "aws-cdk-lib/aws-sqs";
 import type { Construct } from "constructs";
-import { type FunctionName, type FunctionSpec, functions as catalog, type TimerName, type Trigger, timerFunctions, readsJwtSecret } from "../functions/catalog.js";
+import { type FunctionName, type FunctionSpec, functions as catalog, type TimerName, type Trigger, readsJwtSecret, streamItemKinds, timerFunctions } from "../functions/catalog.js";
 import type { TollgateConfig } from "./config.js";
 import { StackPart } from "./part.js";
 import { type ConnectionsBinding, constructIdFor, type SchedulerBinding, TollgateFunction } from "./tollgate-function.js";
@@ -70,7 +70,7 @@ export class TollgateFunctions extends StackPart {
   bind(b: FunctionBindings): void {
     for (const f of this.all) {
       const spec = f.spec;
-      f.bindTable(b.table, spec.table);
+      f.bindTable(b.table, spec.table, b.config.sessionIndexUpgrade);
       if (spec.connections || spec.closesConnections) f.bindConnections(b.connections, { post: Boolean(spec.connections || spec.closesConnections), delete: Boolean(spec.closesConnections) });
       if (spec.scheduler) f.bindScheduler(b.scheduler, spec.scheduler);
       // An approval link's key is derived from the token secret.
@@ -97,7 +97,7 @@ export class TollgateFunctions extends StackPart {
     }
   }
 
-  /** The table's stream feeds the stream-triggered functions; failed batches go to the failure queue. */
+  /** The table's stream feeds the stream-triggered functions, filtered to the item kinds they react to; failed batches go to the failure queue. */
   readStream(table: dynamodb.ITable, failureQueue: sqs.IQueue): void {
     for (const f of this.triggeredBy("stream")) {
       f.fn.addEventSource(
@@ -109,6 +109,7 @@ export class TollgateFunctions extends StackPart {
           retryAttempts: 5,
           maxRecordAge: Duration.hours(6),
           onFailure: new SqsDlq(failureQueue),
+          filters: [FilterCriteria.filter({ dynamodb: { NewImage: { kind: { S: [...streamItemKinds] } } } })],
         }),
       );
       Validations.of(f.role).acknowledge({

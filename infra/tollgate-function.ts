@@ -18,7 +18,8 @@ import type { ISecret } from "aws-cdk-lib/aws-secretsmanager";
 import { Construct } from "constructs";
 import type { DynamoAction, FunctionName, FunctionSpec, TimerName } from "../functions/catalog.js";
 import { env } from "../functions/shared/env.js";
-import { mainTable } from "../functions/shared/tables.js";
+import { sessionIndexStep } from "../functions/shared/tables.js";
+import type { TollgateConfig } from "./config.js";
 import { acknowledgeLogGroupChoices, acknowledgeWildcardResource } from "./nag.js";
 
 /** esbuild's output is ESM; a few CommonJS dependencies still call `require` for builtins. */
@@ -161,9 +162,10 @@ export class TollgateFunction extends Construct {
    * two indexes (by name, no wildcard) when Query is listed. TransactWriteItems needs no action
    * of its own: it is authorised by the Put/Update/Delete/ConditionCheckItem it contains.
    */
-  bindTable(table: ITable, actions: readonly DynamoAction[]): void {
+  bindTable(table: ITable, actions: readonly DynamoAction[], upgrade?: TollgateConfig["sessionIndexUpgrade"]): void {
     if (actions.length === 0) return;
     this.addEnv(env.table, table.tableName);
+    const step = sessionIndexStep(upgrade);
     this.role.addToPolicy(
       new iam.PolicyStatement({
         sid: "Table",
@@ -176,9 +178,10 @@ export class TollgateFunction extends Construct {
         new iam.PolicyStatement({
           sid: "TableIndexes",
           actions: ["dynamodb:Query"],
-          resources: Object.values(mainTable.indexes).map((ix) => `${table.tableArn}/index/${ix.name}`),
+          resources: step.indexes.map((ix) => `${table.tableArn}/index/${ix.name}`),
         }),
       );
+      if (step.reads === "previous") this.addEnv(env.sessionIndexes, step.reads);
     }
   }
 

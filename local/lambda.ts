@@ -63,10 +63,10 @@ export function functionNameOf(arn: string): FunctionName | undefined {
 
 export type Invoke = <T = unknown>(name: FunctionName, event: unknown) => Promise<T>;
 
-const listeners = new Set<(name: FunctionName) => void>();
+const listeners = new Set<(name: FunctionName, event: unknown) => void>();
 
-/** Hear of every finished invocation of every runtime in this process (the benchmark counts them); returns the unhook. */
-export function onInvoked(listener: (name: FunctionName) => void): () => void {
+/** Hear of every finished invocation of every runtime in this process, with its event (the benchmark counts them); returns the unhook. */
+export function onInvoked(listener: (name: FunctionName, event: unknown) => void): () => void {
   listeners.add(listener);
   return () => listeners.delete(listener);
 }
@@ -80,7 +80,7 @@ export function invoker(services: Services, done: (name: FunctionName) => void =
       return (await (attributing ? invocation.run({ functionName: name }, run) : run())) as T;
     } finally {
       done(name);
-      for (const listener of listeners) listener(name);
+      for (const listener of listeners) listener(name, event);
     }
   };
 }

@@ -12,7 +12,7 @@ import { SchedulerClient } from "@aws-sdk/client-scheduler";
 import { join } from "node:path";
 import { mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { timerFunctions, type TimerName } from "../functions/catalog.js";
+import { streamItemKinds, timerFunctions, type TimerName } from "../functions/catalog.js";
 import { buildServices, documentClient, type Clients, type Services } from "../functions/lambda/services.js";
 import { readConfig, type Config } from "../functions/shared/config.js";
 import { env } from "../functions/shared/env.js";
@@ -142,6 +142,7 @@ export async function startRuntime(o: RuntimeOptions): Promise<Runtime> {
       streams: new DynamoDBStreamsClient({ endpoint: dynamoEndpoint, region: "us-east-1", credentials }),
       db,
       invoke,
+      accepts: (record) => (streamItemKinds as readonly (string | undefined)[]).includes(record.dynamodb?.NewImage?.kind?.S),
       stateTable,
       streamArn,
       pollMs: o.streamPollMs ?? 50,

@@ -31,6 +31,8 @@ export interface StreamPollerOptions {
   db: DynamoDBDocumentClient;
   /** Invokes the streams function with the runtime's services. */
   invoke: Invoke;
+  /** The event source mapping's filter: a record it refuses is passed over, as Lambda's event filtering drops it. */
+  accepts?: (record: _Record) => boolean;
   stateTable: string;
   streamArn: string;
   /** Wait between polls of an idle stream (a busy one, or one woken by `wake()`, is polled again at once). */
@@ -159,7 +161,7 @@ export function createStreamPoller(o: StreamPollerOptions) {
     }
     const records = out.Records ?? [];
     if (records.length > 0) {
-      await deliver(records);
+      await deliver(o.accepts ? records.filter(o.accepts) : records);
       shard.checkpoint = records.at(-1)!.dynamodb!.SequenceNumber;
     }
     shard.iterator = out.NextShardIterator;

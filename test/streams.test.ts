@@ -2,12 +2,12 @@
  * The streams handler is idempotent: the same batch twice leaves counts exact and sends nothing twice.
  * And it reads each tenant's subscribers (each of their shards) at most once per batch.
  */
-import { DescribeStreamCommand, DynamoDBStreamsClient, GetRecordsCommand, GetShardIteratorCommand, type _Record } from "@aws-sdk/client-dynamodb-streams";
-import { DescribeTableCommand, DynamoDBClient, GetItemCommand, PutItemCommand, QueryCommand } from "@aws-sdk/client-dynamodb";
+import { DynamoDBClient, GetItemCommand, PutItemCommand, QueryCommand } from "@aws-sdk/client-dynamodb";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { keys } from "../functions/domain/stores/keys.js";
 import { invocation } from "../local/lambda.js";
 import { observeAwsCalls } from "./support/aws-calls.js";
+import { allRecords } from "./support/stream-records.js";
 import { sleep, startTollgate, type Harness } from "./support/tollgate.js";
 
 /** What each streams invocation asked of the subscriber partitions, of message queues and of `@connections`. */
@@ -35,24 +35,6 @@ afterAll(async () => {
 
 const credentials = { accessKeyId: "local", secretAccessKey: "local" };
 
-async function allRecords(): Promise<_Record[]> {
-  const dynamo = new DynamoDBClient({ endpoint: t.runtime.dynamoEndpoint, region: "us-east-1", credentials });
-  const streams = new DynamoDBStreamsClient({ endpoint: t.runtime.dynamoEndpoint, region: "us-east-1", credentials });
-  const arn = (await dynamo.send(new DescribeTableCommand({ TableName: t.runtime.table }))).Table!.LatestStreamArn!;
-  const shards = (await streams.send(new DescribeStreamCommand({ StreamArn: arn }))).StreamDescription!.Shards!;
-  const records: _Record[] = [];
-  for (const shard of shards) {
-    let iterator = (await streams.send(new GetShardIteratorCommand({ StreamArn: arn, ShardId: shard.ShardId, ShardIteratorType: "TRIM_HORIZON" }))).ShardIterator;
-    while (iterator) {
-      const out = await streams.send(new GetRecordsCommand({ ShardIterator: iterator }));
-      records.push(...(out.Records ?? []));
-      if ((out.Records ?? []).length === 0) break;
-      iterator = out.NextShardIterator;
-    }
-  }
-  return records.map((r) => ({ ...r, eventSourceARN: arn, dynamodb: { ...r.dynamodb, ApproximateCreationDateTime: 0 as never } }));
-}
-
 it("replays of the same batch change no count and push no second verdict", async () => {
   const human = await t.token("human");
   const socket = await t.socket(await t.token("runner"));
@@ -62,7 +44,7 @@ it("replays of the same batch change no count and push no second verdict", async
   await socket.next((f) => f.elicitation_id === "e2" && f.type === "elicitation.verdict");
   const settled = await t.quietScan();
 
-  const batch = { Records: await allRecords() };
+  const batch = { Records: await allRecords(t) };
   expect(batch.Records.length).toBeGreaterThan(6);
   for (let replay = 0; replay < 2; replay++) {
     const result = await t.runtime.invoke<{ batchItemFailures: unknown[] }>("streams", batch);
@@ -107,7 +89,7 @@ it("reads each tenant's subscribers once per batch, still reaches every subscrib
   await dynamo.send(new PutItemCommand({ TableName: t.runtime.table, Item: { ...ghost, connection_id: { S: "ghost-connection" }, all_sessions: { BOOL: true } } }));
   const heard = globex.frames.length;
   streamsCalls.clear();
-  const result = await t.runtime.invoke<{ batchItemFailures: unknown[] }>("streams", { Records: await allRecords() });
+  const result = await t.runtime.invoke<{ batchItemFailures: unknown[] }>("streams", { Records: await allRecords(t) });
   expect(result.batchItemFailures).toEqual([]);
 
   // The replayed batch is the invocation that pushed the most (the poller may run small batches meanwhile).

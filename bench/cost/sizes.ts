@@ -2,10 +2,12 @@
  * Write units by AWS's documented rules, from the real items before and after a write: an item's size
  * is its attribute names plus values (numbers about one byte per two digits plus one, maps and lists
  * three bytes plus one per element), a write costs 1 WRU per KB started of the larger of the two images,
- * each global secondary index the item enters, stays in or leaves is written too (ALL projection: the
- * whole item; a changed index key is a delete and a put), and a transaction doubles every write.
+ * each global secondary index the item enters or leaves is written too, one it stays in when an
+ * attribute it projects changed (ALL: any attribute, the whole item's size; KEYS_ONLY: only its keys,
+ * which never change in place), a changed index key is a delete and a put, and a transaction doubles
+ * every write.
  */
-import { mainTable } from "../../functions/shared/tables.js";
+import { mainTable, type IndexDefinition } from "../../functions/shared/tables.js";
 
 export type AttributeValue = { S?: string; N?: string; B?: string | Uint8Array; BOOL?: boolean; NULL?: boolean; M?: Item; L?: AttributeValue[]; SS?: string[]; NS?: string[]; BS?: string[] };
 export type Item = Record<string, AttributeValue>;
@@ -29,11 +31,39 @@ function valueSize(v: AttributeValue): number {
 export const itemSize = (item: Item) => Object.entries(item).reduce((a, [k, v]) => a + bytes(k) + valueSize(v), 0);
 
 const kb = (size: number) => Math.max(1, Math.ceil(size / 1024));
-const indexKey = (item: Item | undefined, index: { partitionKey: string; sortKey: string }) => {
+const indexKey = (item: Item | undefined, index: IndexDefinition) => {
   const pk = item?.[index.partitionKey]?.S;
   const sk = item?.[index.sortKey]?.S;
   return pk !== undefined && sk !== undefined ? `${pk}\u0000${sk}` : undefined;
 };
+
+/** An item's JSON with every map's keys in order: DynamoDB returns attributes in no set order. */
+const canonical = (value: unknown): string =>
+  value && typeof value === "object" && !Array.isArray(value) && !(value instanceof Uint8Array)
+    ? `{${Object.keys(value)
+        .sort()
+        .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
+        .join(",")}}`
+    : Array.isArray(value)
+      ? `[${value.map(canonical).join(",")}]`
+      : JSON.stringify(value);
+
+/** What the index holds of an item: all of it, or the table's and the index's keys. */
+const projected = (item: Item, index: IndexDefinition): Item =>
+  index.projection === "ALL" ? item : Object.fromEntries([mainTable.partitionKey, mainTable.sortKey, index.partitionKey, index.sortKey].map((k) => [k, item[k]]));
+
+const entrySize = (item: Item, index: IndexDefinition) => kb(itemSize(projected(item, index)));
+
+/** Writes to one index for one item's change: 0 when the item is in it neither before nor after, or its entry did not change. */
+function indexWrites(before: Item | undefined, after: Item | undefined, index: IndexDefinition): number {
+  const was = indexKey(before, index);
+  const is = indexKey(after, index);
+  if (was === undefined && is === undefined) return 0;
+  if (was === undefined) return entrySize(after!, index);
+  if (is === undefined) return entrySize(before!, index);
+  if (was !== is) return entrySize(before!, index) + entrySize(after!, index);
+  return canonical(projected(before!, index)) === canonical(projected(after!, index)) ? 0 : entrySize(after!, index);
+}
 
 /** Units of one item's write on the table and on each index, from its images before and after. */
 export function writeUnits(before: Item | undefined, after: Item | undefined, transactional: boolean) {
@@ -41,11 +71,8 @@ export function writeUnits(before: Item | undefined, after: Item | undefined, tr
   const larger = Math.max(before ? itemSize(before) : 0, after ? itemSize(after) : 0);
   const index_units: Record<string, number> = {};
   for (const index of Object.values(mainTable.indexes)) {
-    const was = indexKey(before, index);
-    const is = indexKey(after, index);
-    if (was === undefined && is === undefined) continue;
-    const writes = was !== undefined && is !== undefined && was !== is ? kb(itemSize(before!)) + kb(itemSize(after!)) : kb(is !== undefined ? itemSize(after!) : itemSize(before!));
-    index_units[index.name] = factor * writes;
+    const writes = indexWrites(before, after, index);
+    if (writes > 0) index_units[index.name] = factor * writes;
   }
   return { table_units: factor * kb(larger), index_units };
 }

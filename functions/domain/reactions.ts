@@ -86,7 +86,7 @@ export function createReactions(
     if (after.message_seq !== undefined) await messages.flush(after.tenant, after.session_id);
   }
 
-  /** React to one change of a stream batch; `audience` publishes for the whole batch. */
+  /** React to one change of a stream batch; `audience` publishes for the whole batch. The kinds here are `streamItemKinds` (catalog.ts): the stream passes no others. */
   return async function react(change: Change, audience: Audience): Promise<void> {
     const after = change.new;
     if (!after) return;

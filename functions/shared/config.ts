@@ -1,9 +1,12 @@
 /** Runtime configuration of the functions, read from the environment that CDK or the local runtime sets. */
 import type { TimerName } from "../catalog.js";
 import { env } from "./env.js";
+import type { SessionIndexes } from "./tables.js";
 
 export interface Config {
   table: string;
+  /** The pair of session indexes `GET /v1/sessions` reads: the previous one only during an upgrade. */
+  sessionIndexes: SessionIndexes;
   connectionsUrl: string;
   scheduler: { group: string; roleArn: string; targets: Record<TimerName, string>; deadLetterArn?: string };
   reconnectGraceSeconds: number;
@@ -80,6 +83,7 @@ function shards(source: NodeJS.ProcessEnv): number {
 export function readConfig(source: NodeJS.ProcessEnv = process.env): Config {
   return {
     table: source[env.table] ?? "tollgate",
+    sessionIndexes: source[env.sessionIndexes] === "previous" ? "previous" : "current",
     connectionsUrl: source[env.connectionsUrl] ?? "",
     scheduler: {
       group: source[env.schedulerGroup] ?? "tollgate",

@@ -26,6 +26,8 @@ export const env = {
   notifyLocal: "TOLLGATE_NOTIFY_LOCAL",
   /** The standalone approval page's address (approval.html, with `?api=&ws=` when served apart from the API): approval links open it. */
   approvalPageUrl: "TOLLGATE_APPROVAL_PAGE_URL",
+  /** "previous" while an upgrade has not yet built the keys-only session indexes (docs/deploy.md "Upgrading"); absent: the current ones. */
+  sessionIndexes: "TOLLGATE_SESSION_INDEXES",
   jwtSecret: "TOLLGATE_JWT_SECRET",
   /** OpenID Connect issuers whose tokens are accepted: a JSON array (docs/security.md "Sign-in"). */
   oidcIssuers: "TOLLGATE_OIDC_ISSUERS",

@@ -3,6 +3,7 @@
  * over one table. The domain's rules get this as `Deps.db` and speak only in its state changes.
  */
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { sessionIndexesOf, type SessionIndexes } from "../../shared/tables.js";
 import { connectionStore } from "./connections.js";
 import { elicitationStore } from "./elicitations.js";
 import { historyStore } from "./history.js";
@@ -16,6 +17,8 @@ import { createTable } from "./table.js";
 export interface StoreOptions {
   /** Partitions each tenant's subscriber rows are spread over. */
   subscriberShards: number;
+  /** Which pair of session indexes the session lists read: the previous one only during an upgrade (docs/deploy.md). */
+  sessionIndexes?: SessionIndexes;
 }
 
 export function createStores(client: DynamoDBDocumentClient, tableName: string, options: StoreOptions) {
@@ -23,7 +26,7 @@ export function createStores(client: DynamoDBDocumentClient, tableName: string, 
   return {
     elicitations: elicitationStore(table),
     history: historyStore(table),
-    sessions: sessionStore(table),
+    sessions: sessionStore(table, sessionIndexesOf(options.sessionIndexes ?? "current")),
     connections: connectionStore(table),
     messages: messageStore(table),
     subscribers: subscriberStore(table, options.subscriberShards),

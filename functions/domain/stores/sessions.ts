@@ -1,13 +1,13 @@
 /** The session item: registration, its badge count, its runner binding and its message flush lease. */
-import { mainTable } from "../../shared/tables.js";
+import { mainTable, type IndexDefinition } from "../../shared/tables.js";
 import type { SessionItem } from "../items.js";
 import { keys } from "./keys.js";
-import type { Table, Write } from "./table.js";
+import type { Key, Table, Write } from "./table.js";
 
 /** A new session as the rules describe it; the store adds its keys and index keys. */
 export type NewSession = Omit<SessionItem, "pk" | "sk" | "kind" | "tenant_pk" | "session_sk" | "pending_count">;
 
-export function sessionStore(table: Table) {
+export function sessionStore(table: Table, indexes: { sessionsByTenant: IndexDefinition; pendingSessions: IndexDefinition } = mainTable.indexes) {
   const key = keys.session;
   return {
     get: (tenant: string, sessionId: string) => table.get<SessionItem>(key(tenant, sessionId)),
@@ -32,18 +32,23 @@ export function sessionStore(table: Table) {
         ExpressionAttributeValues: { ":title": title, ":now": at },
       }))!,
 
-    /** A page of the tenant's sessions in id order, all of them or (sparse index) those whose count is above zero. */
+    /**
+     * A page of the tenant's sessions in id order, all of them or (sparse index) those whose count is
+     * above zero. The indexes hold keys only: the page's sessions are then read by their keys.
+     */
     async page(tenant: string, options: { limit: number; after?: string; pending: boolean }) {
-      const index = options.pending ? mainTable.indexes.pendingSessions : mainTable.indexes.sessionsByTenant;
+      const index = options.pending ? indexes.pendingSessions : indexes.sessionsByTenant;
       const { after } = options;
-      const { items, more } = await table.queryPage<SessionItem>({
+      const { items: entries, more } = await table.queryPage<Key & { session_sk: string }>({
         IndexName: index.name,
         KeyConditionExpression: `${index.partitionKey} = :t`,
         ExpressionAttributeValues: { ":t": keys.tenantIndex(tenant) },
         Limit: options.limit,
         ExclusiveStartKey: after ? { ...key(tenant, after), [index.partitionKey]: keys.tenantIndex(tenant), session_sk: after } : undefined,
       });
-      return { items, last: more ? items.at(-1)?.session_id : undefined };
+      const found = new Map((await table.batchGet<SessionItem>(entries.map(({ pk, sk }) => ({ pk, sk })))).map((item) => [item.session_id, item]));
+      const items = entries.flatMap((entry) => (found.has(entry.session_sk) ? [found.get(entry.session_sk)!] : []));
+      return { items, last: more ? entries.at(-1)?.session_sk : undefined };
     },
 
     /** The sessions of these ids that exist, in one round of reads. */

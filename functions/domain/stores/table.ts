@@ -34,6 +34,9 @@ function cancellationCodes(error: unknown): (string | undefined)[] {
 /** True when a single write lost its condition. */
 const lostCondition = (error: unknown) => (error as { name?: string })?.name === "ConditionalCheckFailedException";
 
+/** Keys one BatchGetItem may name. */
+const BATCH_GET_MAX = 100;
+
 /** Tries of a transaction that another one touching the same item cancelled (the AWS SDK does not retry those). */
 const TRANSACTION_TRIES = 5;
 
@@ -101,16 +104,20 @@ export function createTable(client: DynamoDBDocumentClient, name: string) {
       const out = await client.send(new QueryCommand({ ...input, TableName: name }));
       return { items: (out.Items ?? []) as T[], more: out.LastEvaluatedKey !== undefined, lastKey: out.LastEvaluatedKey };
     },
-    /** The items of these keys (at most 100), read consistently, asking again for what DynamoDB left unprocessed. */
+    /** The items of these keys, read consistently, 100 to a call (BatchGetItem's most), asking again for what DynamoDB left unprocessed. */
     async batchGet<T>(keys: Key[]): Promise<T[]> {
-      const found: T[] = [];
-      let requested: Record<string, unknown>[] = keys;
-      while (requested.length > 0) {
-        const out = await client.send(new BatchGetCommand({ RequestItems: { [name]: { Keys: requested, ConsistentRead: true } } }));
-        found.push(...((out.Responses?.[name] ?? []) as T[]));
-        requested = (out.UnprocessedKeys?.[name]?.Keys ?? []) as Record<string, unknown>[];
-      }
-      return found;
+      const chunks = Array.from({ length: Math.ceil(keys.length / BATCH_GET_MAX) }, (_, i) => keys.slice(i * BATCH_GET_MAX, (i + 1) * BATCH_GET_MAX));
+      const read = async (chunk: Key[]) => {
+        const found: T[] = [];
+        let requested: Record<string, unknown>[] = chunk;
+        while (requested.length > 0) {
+          const out = await client.send(new BatchGetCommand({ RequestItems: { [name]: { Keys: requested, ConsistentRead: true } } }));
+          found.push(...((out.Responses?.[name] ?? []) as T[]));
+          requested = (out.UnprocessedKeys?.[name]?.Keys ?? []) as Record<string, unknown>[];
+        }
+        return found;
+      };
+      return (await Promise.all(chunks.map(read))).flat();
     },
     /**
      * One TransactWriteItems: undefined when it went through, else the writes whose condition did not
