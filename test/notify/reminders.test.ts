@@ -64,13 +64,16 @@ async function deliveriesTo(h: Harness, targetId: string): Promise<string[]> {
 }
 
 /** What reached a target's path, each verified with the library (it throws on a bad signature). */
-const received = (hook: Webhook, path: string) => receiver.at(`/${path}`).map((r) => ({ id: r.headers["webhook-id"], ...(hook.verify(r.body, r.headers) as { type: string; data: any }) }));
+const received = (hook: Webhook, path: string) => receiver.at(`/${path}`).map((r) => ({ id: r.headers["webhook-id"], ...(hook.verify(r.body, r.headers) as { type: string; data: any; link?: any }) }));
 
 async function expectReminders(hook: Webhook, targetId: string, elicitationId: string, count: number) {
   await eventually(() => expect(receiver.at(`/${targetId}`)).toHaveLength(count), 20_000);
   const got = received(hook, targetId);
-  for (const r of got)
+  for (const r of got) {
     expect(r).toMatchObject({ type: "elicitation.reminder", data: { type: "response.elicitation_request", elicitation_id: elicitationId, params: { message: `${elicitationId}?` } } });
+    // Each reminder carries the target's approval link, as the request did.
+    expect(r.link?.token).toEqual(expect.any(String));
+  }
   expect(new Set(got.map((r) => r.id)).size).toBe(count);
 }
 
