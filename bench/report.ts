@@ -194,3 +194,17 @@ export function spreadOf(previous: Record<string, unknown>, current: Record<stri
   }
   return { previousRun: previous.generatedAt, previousCommit: (previous.machine as { commit?: string } | undefined)?.commit, figures };
 }
+
+/**
+ * A run of some of the phases (`BENCH_PHASES`) writing over the file it compares with replaces only
+ * their figures: every other section stays as the run that measured it left it, and `measured` says
+ * which run (by `generatedAt`) measured each phase. The top-level machine, knobs and memory are this run's.
+ */
+export function mergeRuns(previous: Record<string, unknown> | undefined, output: Record<string, unknown>, phases: string[]) {
+  const measured = Object.fromEntries(phases.map((phase) => [phase, output.generatedAt]));
+  if (!previous) return { ...output, measured };
+  const merged: Record<string, unknown> = { ...previous, ...output };
+  for (const key of ["ratios", "cpu", "cdf"]) merged[key] = { ...(previous[key] as object | undefined), ...(output[key] as object | undefined) };
+  merged.measured = { ...(previous.measured as object | undefined), ...measured };
+  return merged;
+}

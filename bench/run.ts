@@ -16,7 +16,7 @@ import { mintToken } from "../local/tokens.js";
 import { httpClient } from "./clients.js";
 import { config, log, SECRET, TENANT } from "./config.js";
 import { machine, memoryWatch, waitForQuiet } from "./meters.js";
-import { drawCdf, knobsOf, printTable, ratiosOf, spreadOf, writeReport } from "./report.js";
+import { drawCdf, knobsOf, mergeRuns, printTable, ratiosOf, spreadOf, writeReport } from "./report.js";
 import { findDynamoJava, memoryOf, startChildRuntime, type ChildRuntime } from "./runtime.js";
 import { runPhases, type Stage } from "./stage.js";
 import { cdfPoints, hundredths } from "./stats.js";
@@ -135,7 +135,8 @@ async function main() {
     cdf: Object.fromEntries(Object.entries(stage.samples).map(([k, v]) => [k, cdfPoints(v)])),
   };
   const previous = existsSync(config.previous) ? JSON.parse(readFileSync(config.previous, "utf8")) : undefined;
-  writeReport(previous ? { ...output, spread: spreadOf(previous, output) } : output, config.out);
+  const measured = { ...output, ...(previous ? { spread: spreadOf(previous, output) } : {}) };
+  writeReport(mergeRuns(config.previous === config.out ? previous : undefined, measured, config.phases) as typeof output, config.out);
   printTable(output);
 }
 
