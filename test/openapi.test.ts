@@ -237,7 +237,13 @@ describe("real replies and frames", () => {
     await send(runner, { action: "cancel", elicitation_id: "oa_ws2" });
     await send(runner, { action: "elicit", session_id: "oa_missing_ws", params: { message: "refused" } });
     // Its own human: every verdict counts against the token's limit (3 a minute here), and human-1 used its 3 above.
-    const answered = await t.http(await t.token("human", "human-ws"), "POST", "/v1/sessions/oa_ws/events", { type: "approval", elicitation_id: "oa_ws1", action: "accept", content: { ok: true }, message: "fine by me" });
+    const answered = await t.http(await t.token("human", "human-ws"), "POST", "/v1/sessions/oa_ws/events", {
+      type: "approval",
+      elicitation_id: "oa_ws1",
+      action: "accept",
+      content: { ok: true },
+      message: "fine by me",
+    });
     expect(answered.status).toBe(200);
     await t.http(await t.token("runner", "runner-ws"), "POST", "/v1/sessions/oa_ws/messages", { text: "after the verdict" });
     await runner.next((f) => f.type === "elicitation.verdict" && f.elicitation_id === "oa_ws1");
