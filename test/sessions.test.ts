@@ -32,7 +32,7 @@ async function listAll(query: string, limit: number) {
 }
 
 describe("lists and counts", () => {
-  it("agree with the ground truth after random raises and resolutions", async () => {
+  it("agree with the ground truth after random raises and resolutions", { timeout: 120_000 }, async () => {
     const truth = new Map<string, Set<string>>();
     for (let s = 0; s < 8; s++) {
       await put(`gt_${s}`);
