@@ -70,7 +70,10 @@ export function createLocalScheduler(o: SchedulerOptions) {
         break;
       } catch (error) {
         log(`schedule ${schedule.name}: target failed (attempt ${attempt}): ${(error as Error).message}`);
+        // A stopped runtime neither retries nor deletes: the schedule stays for the next one to fire.
+        if (stopped) return;
         await new Promise((r) => setTimeout(r, 1_000 * attempt));
+        if (stopped) return;
       }
     }
     // ActionAfterCompletion DELETE: gone once it ran, so a restart mid-run fires it again.

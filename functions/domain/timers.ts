@@ -22,8 +22,9 @@ export const timerKeys = {
   /** One per block round: a re-armed block gets a schedule of its own. */
   escalation: (item: Pick<ElicitationItem, "tenant" | "elicitation_id" | "block_round">) => `${item.tenant}-${item.elicitation_id}-${item.block_round ?? 1}`,
   runnerGone: (tenant: string, connectionId: string) => `${tenant}-${connectionId}`,
-  /** One per attempt: a retry is a schedule of its own. */
-  notify: (tenant: string, targetId: string, eventId: string, attempt: number) => `${tenant}-${targetId}-${eventId}-${attempt}`,
+  /** One per attempt (a retry is a schedule of its own), and one per lease of an attempt to look at once the lease is over. */
+  notify: (tenant: string, targetId: string, eventId: string, attempt: number, afterLease?: number) =>
+    `${tenant}-${targetId}-${eventId}-${attempt}${afterLease === undefined ? "" : `-lease-${afterLease}`}`,
   /** One per round of one target's reminders of one elicitation. */
   reminder: (tenant: string, elicitationId: string, targetId: string, round: number) => `${tenant}-${elicitationId}-${targetId}-${round}`,
 };

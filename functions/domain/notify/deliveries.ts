@@ -48,9 +48,21 @@ export function createDeliveries(ctx: Context, links: Links) {
     return { link, label: target.target_kind === "slack" ? await label() : undefined };
   }
 
-  async function scheduleAttempt(d: Pick<DeliveryItem, "tenant" | "target_id" | "event_id">, attempt: number, at: number) {
+  async function scheduleAttempt(d: Pick<DeliveryItem, "tenant" | "target_id" | "event_id">, attempt: number, at: number, afterLease?: number) {
     const input = { tenant: d.tenant, target_id: d.target_id, event_id: d.event_id, attempt };
-    await ctx.timers.schedule("notify", timerKeys.notify(d.tenant, d.target_id, d.event_id, attempt), new Date(at), input);
+    await ctx.timers.schedule("notify", timerKeys.notify(d.tenant, d.target_id, d.event_id, attempt, afterLease), new Date(at), input);
+  }
+
+  /**
+   * An attempt is claimed and has not ended: another firing runs it, or a runtime stopped halfway
+   * through it. Its own schedule looks again once the claim's lease is over (a takeover when it was
+   * abandoned, nothing when it ended), however soon or late the invoker would retry a failure.
+   */
+  async function lookAgainAfterLease(tenant: string, targetId: string, eventId: string, n: number) {
+    const d = await store.findDelivery(tenant, targetId, eventId);
+    if (!d || d.done || d.ended >= n || d.attempt <= d.ended) return;
+    const leaseUntil = d.lease_until ?? ctx.now();
+    await scheduleAttempt(d, d.attempt, Math.max(leaseUntil, ctx.now()) + FIRST_ATTEMPT_MS, leaseUntil);
   }
 
   /**
@@ -116,13 +128,7 @@ export function createDeliveries(ctx: Context, links: Links) {
       return;
     }
     const leaseMs = ctx.config.notify.timeoutMs + 5_000;
-    if (!(await store.claimAttempt(delivery, n, ctx.now(), ctx.now() + leaseMs))) {
-      const now = await store.findDelivery(tenant, targetId, eventId);
-      // This attempt or the one before has not ended (another firing holds it, or it stopped halfway):
-      // fail, so the schedule's retry looks again once the lease is over. Never drop it silently.
-      if (now && !now.done && now.ended < n) throw new Error("delivery attempt in progress");
-      return;
-    }
+    if (!(await store.claimAttempt(delivery, n, ctx.now(), ctx.now() + leaseMs))) return lookAgainAfterLease(tenant, targetId, eventId, n);
     const outcome = await send(target, delivery);
     await record(target, { at: ctx.iso(), event_id: eventId, ...(outcome.status ? { status: outcome.status } : {}), ...(outcome.error ? { error: outcome.error } : {}) }, outcome.ok);
     if (outcome.ok) return void (await store.endAttempt(delivery, n, "delivered"));
