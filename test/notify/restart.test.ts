@@ -23,6 +23,7 @@ async function raised(options: { table: string; notifyRetryMs: number[]; notifyT
   const first = await startTollgate(options);
   harnesses.push(first);
   const created = await first.http(await first.token("service"), "PUT", `/v1/notification-targets${path}`, { kind: "webhook", url: receiver.url(path), events: ["elicitation.requested"] });
+  expect(created.status).toBe(201);
   const runner = await first.token("runner");
   await first.http(runner, "PUT", `/v1/sessions/conv${path.replace("/", "_")}`, {});
   const raise = { type: "response.elicitation_request", elicitation_id: `el${path.replace("/", "_")}`, params: { message: "restart?" } };
@@ -53,8 +54,9 @@ it("a delivery between two attempts when the runtime stops is delivered once aft
 });
 
 it("an attempt cut off by a runtime stopping is taken over by the next runtime once its lease is over, and delivered once", { timeout: 120_000 }, async () => {
-  const options = { table: `tollgate-${randomUUID().slice(0, 8)}`, notifyRetryMs: [60_000], notifyTimeoutMs: 3_000 };
-  // The first attempt is still waiting for its answer when the runtime stops.
+  const options = { table: `tollgate-${randomUUID().slice(0, 8)}`, notifyRetryMs: [1_000, 1_000, 1_000], notifyTimeoutMs: 3_000 };
+  // The attempt the receiver hears of first is still waiting for its answer when the runtime stops
+  // (an attempt before it may have failed to connect at all: the retries are a second apart).
   receiver.plan("/cutoff", ["hang", 200]);
   const { first, hook } = await raised(options, "/cutoff");
   await eventually(() => expect(receiver.at("/cutoff").map((r) => r.status)).toEqual(["hung"]), 30_000);
