@@ -28,7 +28,7 @@ export const config = {
   loadTimeoutSeconds: int("BENCH_LOAD_TIMEOUT_SECONDS", 360),
   /** `memory` (DynamoDB Local -inMemory) or `disk` (a -dbPath in a temp dir, as `npm start` does with TOLLGATE_DATA_DIR). */
   dynamodb: (process.env.BENCH_DYNAMODB ?? "memory") as "memory" | "disk",
-  phases: (process.env.BENCH_PHASES ?? "floor,roundtrip,badge,load,cost,coldstart").split(","),
+  phases: (process.env.BENCH_PHASES ?? "floor,roundtrip,badge,load,notify,cost,coldstart").split(","),
   /** Elicitations the cost phase meters, one at a time. */
   costElicitations: int("BENCH_COST_ELICITATIONS", 200),
   /** Fresh processes per function in the cold start phase (the median is reported). */

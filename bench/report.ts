@@ -101,8 +101,18 @@ function latencyLines(o: Record<string, any>): string[] {
     row("park", o.park, o.ratios?.park),
     row("badge push", o.badge, o.ratios?.badge),
     row("badge push on resolve", o.badgeOnResolve),
+    row("badge push, no target", o.notify?.badgeWithoutTarget),
+    row("badge push, hanging target beside", o.notify?.badgeWithHangingTarget),
+    ...(o.notify ? hangingTargetLines(o.notify) : []),
     row("floor again (after)", o.floorAfter),
   ].filter(Boolean);
+}
+
+function hangingTargetLines(n: Record<string, any>): string[] {
+  const r = n.badgeWithHangingTargetVsWithout;
+  return [
+    `  with the hanging target / without: p50 ${r.p50}x, p99 ${r.p99}x (${n.hangingRequests} requests left hanging; block p50s without ${n.blockP50s.without.join(", ")}, with ${n.blockP50s.with.join(", ")})`,
+  ];
 }
 
 function loadLines(l: Record<string, any>): string[] {
@@ -173,6 +183,9 @@ export const headlines = [
   "roundTrip.p50",
   "park.p50",
   "badge.p50",
+  "notify.badgeWithoutTarget.p50",
+  "notify.badgeWithHangingTarget.p50",
+  "notify.badgeWithHangingTargetVsWithout.p50",
   "load.throughput",
   "cost.perMillionUsd",
   "cost.wruPerElicitation",

@@ -8,6 +8,7 @@ import { cpuMeter } from "./meters.js";
 import { badgePhase } from "./phases/badge.js";
 import { floorPhase } from "./phases/floor.js";
 import { gatewayFloorPhase } from "./phases/gateway-floor.js";
+import { hangingTargetPhase } from "./phases/hanging-target.js";
 import { loadPhase } from "./phases/load.js";
 import { roundTripPhase } from "./phases/roundtrip.js";
 import type { ChildRuntime } from "./runtime.js";
@@ -67,6 +68,16 @@ async function badges(s: Stage) {
   s.results.badgeErrors = b.errors;
 }
 
+async function hangingTarget(s: Stage) {
+  log(`badge push beside a hanging webhook target: ${config.badges} raises with it, ${config.badges} without`);
+  const meter = cpuMeter(s.runtime.pid, s.javaPid);
+  const h = await hangingTargetPhase({ wsUrl: s.runtime.wsUrl, http: s.http, runnerToken: s.runnerToken, humanToken: s.humanToken, count: config.badges, thinkMs: config.thinkMs, blocks: 5 });
+  s.cpu.notify = meter();
+  s.samples.badgeWithHangingTarget = h.samples.with;
+  s.samples.badgeWithoutTarget = h.samples.without;
+  s.results.notify = h.figures;
+}
+
 async function load(s: Stage) {
   log(`load: ${config.loadRunners} runners, ${config.loadElicitations} elicitations, ${config.humans} humans`);
   const meter = cpuMeter(s.runtime.pid, s.javaPid);
@@ -97,4 +108,5 @@ export async function runPhases(s: Stage) {
   if (has("badge")) await badges(s);
   if (has("floor") && has("roundtrip")) s.results.floorAfter = summarize((await floorPhase(s.dynamoEndpoint, Math.min(500, config.floorSamples), "after")).total);
   if (has("load")) await load(s);
+  if (has("notify")) await hangingTarget(s);
 }

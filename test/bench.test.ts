@@ -1,7 +1,7 @@
 /**
  * `npm run bench` in miniature (a few samples per phase, 20 runners, a few metered elicitations, the
  * cold start of the verdict and park functions), as a check that every figure is measured and written
- * with its ratio, and that the load phase's and the cost phase's own bookkeeping holds.
+ * with its ratio (badge push beside a hanging webhook target too), and that the load phase's and the cost phase's own bookkeeping holds.
  * No time is asserted: speed is the bench's business, not the tests'.
  */
 import { spawn } from "node:child_process";
@@ -65,6 +65,19 @@ it("states each figure as a ratio to the floor measured in the same run", () => 
   for (const name of ["roundTrip", "park", "badge"]) {
     expect(report.ratios[`${name}VsGatewayFloor`].p50).toBeCloseTo(report[name].p50 / report.gatewayFloor.p50, 1);
   }
+});
+
+it("measures badge push beside a hanging webhook target and without one in the same run, with their ratio", () => {
+  const n = report.notify;
+  expect(n.badgeWithoutTarget).toMatchObject(summary(10));
+  expect(n.badgeWithHangingTarget).toMatchObject(summary(10));
+  expect(n.errors).toBe(0);
+  // Every raise and cancel on the session the target hears of left a request hanging at its receiver.
+  expect(n.hangingRequests).toBeGreaterThanOrEqual(20);
+  expect(n.badgeWithHangingTargetVsWithout.p50).toBeCloseTo(n.badgeWithHangingTarget.p50 / n.badgeWithoutTarget.p50, 1);
+  expect(n.badgeWithHangingTargetVsWithout.p99).toBeCloseTo(n.badgeWithHangingTarget.p99 / n.badgeWithoutTarget.p99, 1);
+  expect(n.blockP50s.without.length).toBe(n.blockP50s.with.length);
+  expect(printed).toMatch(/badge push, hanging target beside\s+10\s/);
 });
 
 it("runs the load with every verdict delivered once, no errors, exact badges, and the runtime's peak memory", () => {

@@ -16,15 +16,14 @@ async function badgeWatcher(wsUrl: string, humanToken: string, session: string) 
   return { inbox, badge };
 }
 
-export async function badgePhase(wsUrl: string, runnerToken: string, humanToken: string, count: number, thinkMs: number) {
-  const session = "bench_badge";
+export async function badgePhase(wsUrl: string, runnerToken: string, humanToken: string, count: number, thinkMs: number, session = "bench_badge", first = 0) {
   const runner = await BenchSocket.open(wsUrl, runnerToken);
   await runner.request({ action: "hello", sessions: [{ session_id: session }] });
   const { inbox, badge } = await badgeWatcher(wsUrl, humanToken, session);
   const raised: number[] = [];
   const resolved: number[] = [];
   let errors = 0;
-  for (let i = 0; i < count; i++) {
+  for (let i = first; i < first + count; i++) {
     const id = `${session}_${i}`;
     try {
       const up = badge(1);
