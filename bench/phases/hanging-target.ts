@@ -1,8 +1,8 @@
 /**
  * Badge push beside a webhook target whose receiver hangs (accepts the connection, reads the request,
  * never answers): the same badge measurement on two sessions of the same run, one that a hanging
- * target hears of and one that no target hears of, in alternating blocks so that drift over the run
- * falls on both alike. Every raise and cancel of the first session leaves a delivery attempt hanging
+ * target hears of and one that no target hears of, in alternating blocks (each side first in turn) so
+ * that drift over the run falls on both alike. Every raise and cancel of the first session leaves a delivery attempt hanging
  * until the runtime's notify timeout, and retries after it. It runs last: the attempts that wait out a
  * longer pause fire after the target is gone, and would otherwise fall into a later phase.
  */
@@ -60,12 +60,14 @@ export async function hangingTargetPhase(o: HangingTargetOptions) {
   let errors = 0;
   try {
     const per = Math.max(1, Math.ceil(o.count / o.blocks));
-    for (let done = 0; done < o.count; done += per) {
+    const pair = [
+      ["without", PLAIN_SESSION],
+      ["with", HANGING_SESSION],
+    ] as const;
+    for (let done = 0, block = 0; done < o.count; done += per, block++) {
       const n = Math.min(per, o.count - done);
-      for (const [kind, session] of [
-        ["without", PLAIN_SESSION],
-        ["with", HANGING_SESSION],
-      ] as const) {
+      // The sides take turns going first: a block's first raises (fresh sockets) are no one side's burden.
+      for (const [kind, session] of block % 2 === 0 ? pair : [...pair].reverse()) {
         const b = await badgePhase(o.wsUrl, o.runnerToken, o.humanToken, n, o.thinkMs, session, done);
         samples[kind].push(...b.raised);
         blockP50s[kind].push(summarize(b.raised).p50);
