@@ -27,7 +27,7 @@ import {
   type Resolved,
   type Verdict,
 } from "./items.js";
-import type { RateLimiter } from "./rate-limit.js";
+import type { RateCharge, RateLimiter } from "./rate-limit.js";
 import type { Sessions } from "./sessions.js";
 import type { NewElicitation } from "./stores/elicitations.js";
 
@@ -55,6 +55,8 @@ export interface Resolution {
   bound_to?: string;
   /** Bind it to this connection as it resolves and claim its delivery there: the verdict goes out as the reply (runner cancel). */
   reply_to?: string;
+  /** Count the call against its caller's rate limit, in the resolving write. */
+  charge?: RateCharge;
 }
 
 /** A rebind between our read and our write fails the claim's condition: read again, at most this often, then claim separately. */
@@ -112,10 +114,8 @@ export function createElicitations(ctx: Context, sessions: Sessions, delivery: D
   async function raise(caller: Caller, input: RaiseInput, connection?: Connection) {
     requireRole(caller, "raise");
     if (Buffer.byteLength(JSON.stringify(input.params)) > LIMITS.paramsBytes) throw new ProtocolError("payload_too_large", "params are larger than 24 KiB");
-    // The count goes out beside the read: a raise this refuses later has still counted.
-    const [session, refusal] = await Promise.all([sessions.find(caller.tenant, input.session_id), limiter?.count(caller, "raise")]);
+    const session = await sessions.find(caller.tenant, input.session_id);
     requireOwner(caller, session);
-    if (refusal) throw refusal;
     const elicitationId = input.elicitation_id ?? `elicit_${randomUUID()}`;
     const now = ctx.now();
     const createdAt = new Date(now).toISOString();
@@ -135,8 +135,13 @@ export function createElicitations(ctx: Context, sessions: Sessions, delivery: D
       bound_at: connection?.connectedAt,
       ...(session.parent_session_id ? { block_state: "armed" as const, block_round: 1 } : {}),
     };
-    const lost = await ctx.db.transact([...store.raise(item, JSON.stringify(requestEvent(item))), sessionStore.countUp(caller.tenant, session.session_id, createdAt)]);
+    const charge = limiter?.charge(caller, "raise");
+    const writes = [...store.raise(item, JSON.stringify(requestEvent(item))), sessionStore.countUp(caller.tenant, session.session_id, createdAt), ...(charge ? [charge.write] : [])];
+    const lost = await ctx.db.transact(writes);
     if (!lost) return { created: true, elicitation_id: elicitationId, deadline: item.deadline, session_runner: session.runner_connection_id };
+    // An id that exists is a re-publish, which counts nothing; otherwise the count may be what refused it.
+    const refused = lost.has(0) ? undefined : charge?.refusal(lost, writes.length - 1);
+    if (refused) throw refused;
     return republish(caller, { ...input, elicitation_id: elicitationId }, connection);
   }
 
@@ -168,9 +173,13 @@ export function createElicitations(ctx: Context, sessions: Sessions, delivery: D
         expiresAt: Math.floor(Date.parse(verdict.resolved_at) / 1000) + ctx.config.resolvedRetentionSeconds,
       }),
       sessionStore.countDown(r.tenant, item.session_id, verdict.resolved_at),
+      ...(r.charge ? [r.charge.write] : []),
     ];
     const lost = await ctx.db.transact(writes);
     if (lost) {
+      // Resolved meanwhile: the standing verdict answers, and nothing is counted. Still pending: the count refused it.
+      const refused = lost.has(0) ? undefined : r.charge?.refusal(lost, writes.length - 1);
+      if (refused) throw refused;
       // Another path resolved it first, or (runner gone) a resume rebound it meanwhile.
       const current = (await find(r.tenant, r.elicitation_id)) ?? item;
       // Still pending: only our claim's binding moved (a resume or a re-sent elicit). Resolve with the binding as it stands.
@@ -202,12 +211,10 @@ export function createElicitations(ctx: Context, sessions: Sessions, delivery: D
     /** A human's (or service's) verdict. */
     async answer(caller: Caller, sessionId: string, input: Answer) {
       requireRole(caller, "answer");
-      // The count goes out beside the read: a verdict this refuses later has still counted.
-      const [item, refusal] = await Promise.all([find(caller.tenant, input.elicitation_id), limiter?.count(caller, "verdict")]);
+      const item = await find(caller.tenant, input.elicitation_id);
       if (!item || item.session_id !== sessionId) throw notFound("elicitation");
       if (input.content !== undefined && input.action !== "accept") throw badRequest("content comes only with accept");
       if (item.status === "pending") checkContent(paramsOf(item), input.content);
-      if (refusal) throw refusal;
       const { item: standing } = await resolve(
         {
           tenant: caller.tenant,
@@ -219,6 +226,7 @@ export function createElicitations(ctx: Context, sessions: Sessions, delivery: D
           reason: "answered",
           resolved_by: caller.sub,
           via: input.via,
+          charge: limiter?.charge(caller, "verdict"),
         },
         item,
       );
