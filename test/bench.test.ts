@@ -111,8 +111,12 @@ it("measures the cost per elicitation from counted capacity, invocations and mes
   expect(Math.abs(summed - cost.perMillionUsd)).toBeLessThan(0.1);
   // The documented rules, applied to the real item images, give what DynamoDB Local reports for every single-item write.
   expect(cost.dynamodb.ruleCheck.singleWritesByRule).toBe(cost.dynamodb.ruleCheck.singleWritesReported);
-  expect(cost.dynamodb.failedCalls).toBe(0);
   const shapes = cost.dynamodb.byShape.map((s: { shape: string }) => s.shape);
+  // A refused condition is part of the design (a race the condition settles, charged by the model); any other failure is not.
+  for (const shape of shapes) {
+    const why = shape.match(/\((\w+)\)$/)?.[1];
+    if (why) expect(["ConditionalCheckFailedException", "TransactionCanceledException"], shape).toContain(why);
+  }
   expect(shapes.some((s: string) => s.startsWith("TransactWriteItems"))).toBe(true);
   expect(cost.lambda.map((f: { fn: string }) => f.fn)).toEqual(expect.arrayContaining(["wsElicit", "httpPostEvent", "streams"]));
 });
