@@ -9,7 +9,7 @@ import type { VerdictAction } from "../shared/schemas.js";
 import { requireRole } from "./access.js";
 import type { Context } from "./context.js";
 import type { Elicitations } from "./elicitations.js";
-import { requestEvent, shownVerdict, type Caller, type ElicitationItem, type Verdict } from "./items.js";
+import { requestEvent, shownVerdict, type Caller, type ElicitationItem } from "./items.js";
 
 export interface ApprovalLink {
   elicitation_id: string;
@@ -27,8 +27,8 @@ export interface LinkVerdict {
 }
 
 /** A verdict as a link's holder may see it: never the form's content, which may be someone else's answer. */
-function outcome(verdict: Verdict) {
-  const { content: _content, ...rest } = shownVerdict(verdict);
+function outcome<V extends { content?: unknown }>(verdict: V): Omit<V, "content"> {
+  const { content: _content, ...rest } = verdict;
   return rest;
 }
 
@@ -48,8 +48,8 @@ export function createLinks(ctx: Context, elicitations: Elicitations) {
     return { elicitation_id: item.elicitation_id, token, ...(page ? { url: pageUrl(page, item.elicitation_id, token) } : {}), expires_at: item.deadline };
   }
 
-  async function granted(grant: LinkGrant): Promise<ElicitationItem> {
-    const item = await elicitations.find(grant.tenant, grant.elicitation_id);
+  async function found(tenant: string, elicitationId: string): Promise<ElicitationItem> {
+    const item = await elicitations.find(tenant, elicitationId);
     if (!item) throw notFound("elicitation");
     return item;
   }
@@ -58,8 +58,7 @@ export function createLinks(ctx: Context, elicitations: Elicitations) {
     /** A link to share by hand (`POST /v1/elicitations/{id}/link`): only while the elicitation is pending. */
     async share(caller: Caller, elicitationId: string, forWhom?: string): Promise<ApprovalLink> {
       requireRole(caller, "shareLink");
-      const item = await elicitations.find(caller.tenant, elicitationId);
-      if (!item) throw notFound("elicitation");
+      const item = await found(caller.tenant, elicitationId);
       if (item.status !== "pending") throw new ProtocolError("conflict", "this elicitation is already resolved");
       return issue(item, forWhom ?? caller.sub);
     },
@@ -69,20 +68,20 @@ export function createLinks(ctx: Context, elicitations: Elicitations) {
 
     /** What the link's holder sees: the request, and once resolved its outcome without the form's content. */
     async read(grant: LinkGrant) {
-      const item = await granted(grant);
-      return { session_id: item.session_id, status: item.status, event: requestEvent(item), ...(item.verdict ? { verdict: outcome(item.verdict) } : {}) };
+      const item = await found(grant.tenant, grant.elicitation_id);
+      return { session_id: item.session_id, status: item.status, event: requestEvent(item), ...(item.verdict ? { verdict: outcome(shownVerdict(item.verdict)) } : {}) };
     },
 
     /** The link's one verdict: the rules of any human's verdict, given as whom the link was made for. */
     async answer(grant: LinkGrant, verdict: LinkVerdict) {
-      const item = await granted(grant);
+      const item = await found(grant.tenant, grant.elicitation_id);
       const caller: Caller = { tenant: grant.tenant, sub: grant.sub, role: "human" };
       try {
         return await elicitations.answer(caller, item.session_id, { ...verdict, elicitation_id: item.elicitation_id, via: "link" });
       } catch (error) {
-        // Another verdict stands: say which, as the link may see it.
-        const standing = error instanceof ProtocolError && error.code === "conflict" ? (await elicitations.find(grant.tenant, grant.elicitation_id))?.verdict : undefined;
-        if (standing) throw new ProtocolError("conflict", error instanceof Error ? error.message : "already resolved", { verdict: outcome(standing) });
+        // Another verdict stands: the conflict says which, as the link may see it.
+        const standing = error instanceof ProtocolError ? (error.details.verdict as { content?: unknown } | undefined) : undefined;
+        if (error instanceof ProtocolError && standing) throw new ProtocolError(error.code, error.message, { ...error.details, verdict: outcome(standing) });
         throw error;
       }
     },
