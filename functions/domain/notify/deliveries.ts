@@ -8,7 +8,7 @@
 import { createHash, createHmac } from "node:crypto";
 import type { Context } from "../context.js";
 import type { ElicitationItem } from "../items.js";
-import type { ApprovalLink, Links } from "../links.js";
+import type { Links } from "../links.js";
 import type { AttemptRecord, DeliveryItem, TargetItem } from "../stores/targets.js";
 import { timerKeys } from "../timers.js";
 import { slackBody, webhookBody, type NotificationSubject } from "./payloads.js";
@@ -42,12 +42,6 @@ const jittered = (ms: number) => Math.round(ms * (0.8 + Math.random() * 0.4));
 export function createDeliveries(ctx: Context, links: Links) {
   const store = ctx.db.targets;
 
-  /** What a target's message says beyond the event: the approval link while it can still be used, and (Slack) the session's title. */
-  async function extras(subject: NotificationSubject, target: TargetItem, label: () => Promise<string | undefined>) {
-    const link: ApprovalLink | undefined = subject.item.status === "pending" ? await links.forTarget(subject.item, target.target_id) : undefined;
-    return { link, label: target.target_kind === "slack" ? await label() : undefined };
-  }
-
   async function scheduleAttempt(d: Pick<DeliveryItem, "tenant" | "target_id" | "event_id">, attempt: number, at: number, afterLease?: number) {
     const input = { tenant: d.tenant, target_id: d.target_id, event_id: d.event_id, attempt };
     await ctx.timers.schedule("notify", timerKeys.notify(d.tenant, d.target_id, d.event_id, attempt, afterLease), new Date(at), input);
@@ -72,11 +66,13 @@ export function createDeliveries(ctx: Context, links: Links) {
   async function fanOut(subject: NotificationSubject, among?: TargetItem[]): Promise<TargetItem[]> {
     const { tenant } = subject.item;
     const all = among ?? (await store.list(tenant));
+    // Slack shows the session's title: read once per event, and only when a Slack target wants it.
     let title: Promise<string | undefined> | undefined;
-    const label = () => (title ??= ctx.db.sessions.get(tenant, subject.item.session_id).then((s) => s?.title));
+    const sessionTitle = () => (title ??= ctx.db.sessions.get(tenant, subject.item.session_id).then((s) => s?.title));
     for (const target of all.filter((t) => wants(t, subject))) {
-      const { link, label: session } = await extras(subject, target, label);
-      const payload = target.target_kind === "slack" ? slackBody(subject, link, session) : webhookBody(subject, ctx.iso(), link);
+      // The approval link, while there is still something to answer.
+      const link = subject.item.status === "pending" ? await links.forTarget(subject.item, target.target_id) : undefined;
+      const payload = target.target_kind === "slack" ? slackBody(subject, link, await sessionTitle()) : webhookBody(subject, ctx.iso(), link);
       const d = { tenant, target_id: target.target_id, event_id: subject.eventId };
       const delivery = {
         ...d,
