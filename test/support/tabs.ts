@@ -36,13 +36,26 @@ function devToolsUrl(child: ReturnType<typeof spawn>): Promise<string> {
 
 export async function startTabs(): Promise<Tabs> {
   const profile = await mkdtemp(join(tmpdir(), "tollgate-tabs-"));
-  const child = spawn(CHROMIUM, [...ARGS, "--headless", "--remote-debugging-port=0", `--user-data-dir=${profile}`, "about:blank"], { stdio: ["ignore", "ignore", "pipe"] });
-  const kill = () => child.kill("SIGKILL");
+  const child = spawn(CHROMIUM, [...ARGS, "--headless", "--remote-debugging-port=0", `--user-data-dir=${profile}`, "about:blank"], {
+    stdio: ["ignore", "ignore", "pipe"],
+    detached: true,
+  });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  // Chromium's helper processes share its process group; killing the group stops them all writing to the profile.
+  const kill = () => {
+    try {
+      process.kill(-child.pid!, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  };
   process.once("exit", kill);
   const close = async () => {
     kill();
     process.off("exit", kill);
-    await rm(profile, { recursive: true, force: true });
+    await exited;
+    // A helper may still be flushing its cache for a moment after the group is killed.
+    await rm(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   };
   try {
     const browser = await chromium.connectOverCDP(await devToolsUrl(child), { noDefaults: true, isLocal: true });
