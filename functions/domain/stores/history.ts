@@ -1,7 +1,7 @@
 /**
  * The history: resolved elicitations in the tenant's sparse, time-ordered index (`history-by-tenant`,
- * sort key `resolved_at#elicitation_id`), newest first. One Query per page; the filters narrow what
- * the page's items are, so a filtered page may hold fewer than its limit.
+ * sort key `resolved_at#elicitation_id`), newest first. One Query per index shard and page, merged;
+ * the filters narrow what the page's items are, so a filtered page may hold fewer than its limit.
  */
 import type { VerdictAction } from "../../shared/schemas.js";
 import { mainTable } from "../../shared/tables.js";
@@ -56,21 +56,23 @@ export function historyStore(table: Table) {
   return {
     /** One page, newest first, after the `history_sk` a cursor carries; `last` is where the next page starts, if any. */
     async page(tenant: string, f: HistoryFilter, o: { limit: number; after?: string; nowSeconds: number }) {
-      const { history_pk } = keys.history(tenant, "", "");
       const time = window(f);
       const filter = filters(f, o.nowSeconds);
       const afterId = o.after?.slice(o.after.indexOf("#") + 1);
-      const { items, lastKey } = await table.queryPage<ElicitationItem>({
-        IndexName: index.name,
-        KeyConditionExpression: `history_pk = :t${time.condition}`,
-        FilterExpression: filter.expression,
-        ExpressionAttributeNames: Object.keys(filter.names).length > 0 ? filter.names : undefined,
-        ExpressionAttributeValues: { ":t": history_pk, ...time.values, ...filter.values },
-        ScanIndexForward: false,
-        Limit: o.limit,
-        ExclusiveStartKey: o.after && afterId ? { ...keys.elicitation(tenant, afterId), history_pk, history_sk: o.after } : undefined,
-      });
-      return { items, last: lastKey?.history_sk as string | undefined };
+      const { items, last } = await table.queryShards<ElicitationItem & Record<string, unknown>>(
+        keys.indexShards(tenant).map((history_pk) => ({
+          IndexName: index.name,
+          KeyConditionExpression: `history_pk = :t${time.condition}`,
+          FilterExpression: filter.expression,
+          ExpressionAttributeNames: Object.keys(filter.names).length > 0 ? filter.names : undefined,
+          ExpressionAttributeValues: { ":t": history_pk, ...time.values, ...filter.values },
+          ScanIndexForward: false,
+          ExclusiveStartKey: o.after && afterId ? { ...keys.elicitation(tenant, afterId), history_pk, history_sk: o.after } : undefined,
+        })),
+        "history_sk",
+        o.limit,
+      );
+      return { items: items as ElicitationItem[], last };
     },
   };
 }

@@ -2,15 +2,24 @@
  * Key builders for the single table. The tenant leads every key, so no query can cross tenants.
  * Layout and access patterns: docs/data-model.md.
  */
+import { mainTable } from "../../shared/tables.js";
+
 const sessionPk = (tenant: string, sessionId: string) => `T#${tenant}#S#${sessionId}`;
 const seq = (n: number) => String(n).padStart(12, "0");
 
-/** FNV-1a over the connection id: the same shard for the same connection in every function. */
-function shardOf(connectionId: string, shards: number): number {
+/** FNV-1a over an id: the same shard for the same connection, session or elicitation in every function. */
+function shardOf(id: string, shards: number): number {
   let hash = 0x811c9dc5;
-  for (let i = 0; i < connectionId.length; i++) hash = Math.imul(hash ^ connectionId.charCodeAt(i), 0x01000193);
+  for (let i = 0; i < id.length; i++) hash = Math.imul(hash ^ id.charCodeAt(i), 0x01000193);
   return (hash >>> 0) % shards;
 }
+
+/**
+ * A tenant-wide index partition (sessions, pending sessions, history) in one of `mainTable.indexShards`.
+ * Shard 0 keeps the key of the one partition from before there were shards, so its entries are still read.
+ */
+const indexPk = (tenant: string, shard: number) => (shard === 0 ? `T#${tenant}` : `T#${tenant}#${shard}`);
+const indexShards = (tenant: string) => Array.from({ length: mainTable.indexShards }, (_, shard) => indexPk(tenant, shard));
 
 /** Shard 0 keeps the key of the tenant's one partition from before there were shards, so its rows are still read. */
 const subscriberPk = (tenant: string, shard: number) => (shard === 0 ? `T#${tenant}#SUBSCRIBERS` : `T#${tenant}#SUBSCRIBERS#${shard}`);
@@ -44,13 +53,19 @@ export const keys = {
     sk: new Date(windowStart).toISOString(),
   }),
   /** A resolved elicitation's place in its tenant's history (a sparse index), in the order of resolution. */
-  history: (tenant: string, resolvedAt: string, elicitationId: string) => ({ history_pk: `T#${tenant}`, history_sk: `${resolvedAt}#${elicitationId}` }),
+  history: (tenant: string, resolvedAt: string, elicitationId: string) => ({
+    history_pk: indexPk(tenant, shardOf(elicitationId, mainTable.indexShards)),
+    history_sk: `${resolvedAt}#${elicitationId}`,
+  }),
   /** A tenant's notification targets share one partition: every event reads them all. */
   target: (tenant: string, targetId: string) => ({ pk: `T#${tenant}#TARGETS`, sk: `NT#${targetId}` }),
   targets: (tenant: string) => `T#${tenant}#TARGETS`,
   /** The delivery of one event to one target. */
   delivery: (tenant: string, targetId: string, eventId: string) => ({ pk: `T#${tenant}#NT#${targetId}`, sk: `D#${eventId}` }),
   sessionPartition: sessionPk,
-  tenantIndex: (tenant: string) => `T#${tenant}`,
+  /** A session's partition in the tenant's session indexes (`tenant_pk`, `pending_pk`). */
+  sessionIndex: (tenant: string, sessionId: string) => indexPk(tenant, shardOf(sessionId, mainTable.indexShards)),
+  /** Every partition of one of the tenant's index: a page reads them all, side by side. */
+  indexShards,
   prefix: { pending: "P#", descendant: "D#", message: "M#" },
 } as const;

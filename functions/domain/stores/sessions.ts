@@ -18,7 +18,7 @@ export function sessionStore(table: Table, indexes: { sessionsByTenant: IndexDef
       kind: "session",
       ...session,
       pending_count: 0,
-      tenant_pk: keys.tenantIndex(session.tenant),
+      tenant_pk: keys.sessionIndex(session.tenant, session.session_id),
       session_sk: session.session_id,
     }),
 
@@ -34,21 +34,25 @@ export function sessionStore(table: Table, indexes: { sessionsByTenant: IndexDef
 
     /**
      * A page of the tenant's sessions in id order, all of them or (sparse index) those whose count is
-     * above zero. The indexes hold keys only: the page's sessions are then read by their keys.
+     * above zero, merged from the index's shards. The indexes hold keys only: the page's sessions are
+     * then read by their keys.
      */
     async page(tenant: string, options: { limit: number; after?: string; pending: boolean }) {
       const index = options.pending ? indexes.pendingSessions : indexes.sessionsByTenant;
       const { after } = options;
-      const { items: entries, more } = await table.queryPage<Key & { session_sk: string }>({
-        IndexName: index.name,
-        KeyConditionExpression: `${index.partitionKey} = :t`,
-        ExpressionAttributeValues: { ":t": keys.tenantIndex(tenant) },
-        Limit: options.limit,
-        ExclusiveStartKey: after ? { ...key(tenant, after), [index.partitionKey]: keys.tenantIndex(tenant), session_sk: after } : undefined,
-      });
+      const { items: entries, last } = await table.queryShards<Key & { session_sk: string }>(
+        keys.indexShards(tenant).map((shard) => ({
+          IndexName: index.name,
+          KeyConditionExpression: `${index.partitionKey} = :t`,
+          ExpressionAttributeValues: { ":t": shard },
+          ExclusiveStartKey: after ? { ...key(tenant, after), [index.partitionKey]: shard, session_sk: after } : undefined,
+        })),
+        "session_sk",
+        options.limit,
+      );
       const found = new Map((await table.batchGet<SessionItem>(entries.map(({ pk, sk }) => ({ pk, sk })))).map((item) => [item.session_id, item]));
       const items = entries.flatMap((entry) => (found.has(entry.session_sk) ? [found.get(entry.session_sk)!] : []));
-      return { items, last: more ? entries.at(-1)?.session_sk : undefined };
+      return { items, last };
     },
 
     /** The sessions of these ids that exist, in one round of reads. */
@@ -61,7 +65,7 @@ export function sessionStore(table: Table, indexes: { sessionsByTenant: IndexDef
         Key: key(tenant, sessionId),
         UpdateExpression: "ADD pending_count :one SET pending_pk = :tenant, updated_at = :now",
         ConditionExpression: "attribute_exists(pk)",
-        ExpressionAttributeValues: { ":one": 1, ":tenant": keys.tenantIndex(tenant), ":now": at },
+        ExpressionAttributeValues: { ":one": 1, ":tenant": keys.sessionIndex(tenant, sessionId), ":now": at },
       },
     }),
 

@@ -53,6 +53,12 @@ async function unlessLost<T>(write: Promise<T>): Promise<T | undefined> {
 type Update = Omit<UpdateCommandInput, "TableName" | "ReturnValues">;
 
 export function createTable(client: DynamoDBDocumentClient, name: string) {
+  /** One page of a Query, and the key to start the next one at. */
+  async function queryPage<T>(input: Omit<QueryCommandInput, "TableName">): Promise<{ items: T[]; lastKey?: Record<string, unknown> }> {
+    const out = await client.send(new QueryCommand({ ...input, TableName: name }));
+    return { items: (out.Items ?? []) as T[], lastKey: out.LastEvaluatedKey };
+  }
+
   return {
     name,
     async get<T>(key: Key): Promise<T | undefined> {
@@ -99,10 +105,24 @@ export function createTable(client: DynamoDBDocumentClient, name: string) {
       } while (start);
       return items;
     },
-    /** One page of a Query, and the key to start the next one at. */
-    async queryPage<T>(input: Omit<QueryCommandInput, "TableName">): Promise<{ items: T[]; more: boolean; lastKey?: Record<string, unknown> }> {
-      const out = await client.send(new QueryCommand({ ...input, TableName: name }));
-      return { items: (out.Items ?? []) as T[], more: out.LastEvaluatedKey !== undefined, lastKey: out.LastEvaluatedKey };
+    /**
+     * One page over the shards of an index (one Query each, side by side), merged in sort key order.
+     * A shard with more to read was read only up to its last key, so the page ends at the nearest such
+     * key: nothing past it is returned while a shard may still hold entries before it. `last` is
+     * where the next page starts (every shard's `ExclusiveStartKey` at that sort key), if any.
+     */
+    async queryShards<T extends Record<string, unknown>>(queries: Omit<QueryCommandInput, "TableName">[], sortKey: string, limit: number): Promise<{ items: T[]; last?: string }> {
+      const forward = queries[0]?.ScanIndexForward !== false;
+      const pages = await Promise.all(queries.map((query) => queryPage<T>({ ...query, Limit: limit })));
+      const inOrder = (a: string, b: string) => (forward ? a < b : a > b);
+      const ends = pages.flatMap((page) => (page.lastKey ? [page.lastKey[sortKey] as string] : []));
+      const end = ends.reduce<string | undefined>((nearest, key) => (nearest === undefined || inOrder(key, nearest) ? key : nearest), undefined);
+      const merged = pages
+        .flatMap((page) => page.items)
+        .filter((item) => end === undefined || !inOrder(end, item[sortKey] as string))
+        .sort((a, b) => (inOrder(a[sortKey] as string, b[sortKey] as string) ? -1 : 1));
+      if (merged.length > limit) return { items: merged.slice(0, limit), last: merged[limit - 1][sortKey] as string };
+      return { items: merged, last: end };
     },
     /** The items of these keys, read consistently, 100 to a call (BatchGetItem's most), asking again for what DynamoDB left unprocessed. */
     async batchGet<T>(keys: Key[]): Promise<T[]> {
