@@ -44,6 +44,8 @@ export interface RuntimeOptions {
   /** Pauses before each retry of a notification delivery (TOLLGATE_NOTIFY_RETRY_MS); absent: the defaults (about a day). */
   notifyRetryMs?: number[];
   notifyTimeoutMs?: number;
+  /** How long after a recorded success the next one goes unrecorded (TOLLGATE_NOTIFY_SUCCESS_RECORD_MS); absent: 1 s. */
+  notifySuccessRecordMs?: number;
   streamPollMs?: number;
   streamBatchSize?: number;
   /** Deliver every stream batch and fire every schedule twice, as AWS may (at least once). */
@@ -101,6 +103,7 @@ function functionConfig(o: RuntimeOptions, base: string, table: string) {
     [env.notifyLocal]: "true",
     ...(o.notifyRetryMs ? { [env.notifyRetryMs]: o.notifyRetryMs.join(",") } : {}),
     ...(o.notifyTimeoutMs !== undefined ? { [env.notifyTimeoutMs]: String(o.notifyTimeoutMs) } : {}),
+    ...(o.notifySuccessRecordMs !== undefined ? { [env.notifySuccessRecordMs]: String(o.notifySuccessRecordMs) } : {}),
     ...(o.oidcIssuers ? { [env.oidcIssuers]: JSON.stringify(o.oidcIssuers) } : {}),
     ...timers,
   });

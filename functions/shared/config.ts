@@ -30,9 +30,17 @@ export interface NotifyConfig {
   /** The pause before each retry; the delivery gives up (and disables its target) after the last. */
   retryDelaysMs: number[];
   timeoutMs: number;
+  /** A success goes on its target's `last_attempts` only when the newest one there failed or is older than this. */
+  successRecordMs: number;
   /** Local runtime: http to loopback allowed, private addresses allowed. The cloud: https to public addresses only. */
   local: boolean;
 }
+
+/**
+ * One success a second at most on a target's item (besides every failure): a target that hears every
+ * event would otherwise write its one item at every attempt (docs/performance.md "Scale past one partition").
+ */
+export const SUCCESS_RECORD_INTERVAL_MS = 1_000;
 
 /** 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 12 h: a little more than a day of retries. */
 export const defaultRetryDelaysMs = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 43_200_000];
@@ -111,6 +119,7 @@ export function readConfig(source: NodeJS.ProcessEnv = process.env): Config {
     notify: {
       retryDelaysMs: delays(source[env.notifyRetryMs]),
       timeoutMs: number(source, env.notifyTimeoutMs, 10_000),
+      successRecordMs: number(source, env.notifySuccessRecordMs, SUCCESS_RECORD_INTERVAL_MS),
       local: source[env.notifyLocal] === "true",
     },
   };

@@ -22,6 +22,8 @@ export const env = {
   notifyRetryMs: "TOLLGATE_NOTIFY_RETRY_MS",
   /** How long one delivery attempt may take. */
   notifyTimeoutMs: "TOLLGATE_NOTIFY_TIMEOUT_MS",
+  /** A successful attempt is written on its target only when the newest one there is older than this (milliseconds), or failed. */
+  notifySuccessRecordMs: "TOLLGATE_NOTIFY_SUCCESS_RECORD_MS",
   /** "true" on the local runtime: plain http to loopback and private addresses are allowed. */
   notifyLocal: "TOLLGATE_NOTIFY_LOCAL",
   /** The standalone approval page's address (approval.html, with `?api=&ws=` when served apart from the API): approval links open it. */

@@ -36,6 +36,8 @@ export function wants(target: TargetItem, subject: NotificationSubject): boolean
   return lineage.some((s) => target.sessions!.includes(s));
 }
 
+const failed = (a: AttemptRecord) => a.status === undefined || a.status < 200 || a.status >= 300;
+
 /** Full jitter around the configured pause: between 80% and 120% of it. */
 const jittered = (ms: number) => Math.round(ms * (0.8 + Math.random() * 0.4));
 
@@ -109,7 +111,15 @@ export function createDeliveries(ctx: Context, links: Links) {
     }
   }
 
+  /**
+   * The attempt on its target's item (as the attempt read it): every failure; a success only when it
+   * says something new (the target was failing, or its newest recorded attempt is older than
+   * `successRecordMs`), so a busy healthy target writes its one item about once a second, not at every attempt.
+   */
   async function record(target: TargetItem, attempt: AttemptRecord, ok: boolean) {
+    const newest = target.last_attempts?.[0];
+    const quiet = newest && !failed(newest) && !target.failing_since && Date.parse(attempt.at) - Date.parse(newest.at) < ctx.config.notify.successRecordMs;
+    if (ok && quiet) return;
     const attempts = [attempt, ...(target.last_attempts ?? [])].slice(0, KEPT_ATTEMPTS);
     await store.recordAttempt(target.tenant, target.target_id, attempts, ok, attempt.at);
   }

@@ -60,8 +60,10 @@ export const keys = {
   /** A tenant's notification targets share one partition: every event reads them all. */
   target: (tenant: string, targetId: string) => ({ pk: `T#${tenant}#TARGETS`, sk: `NT#${targetId}` }),
   targets: (tenant: string) => `T#${tenant}#TARGETS`,
-  /** The delivery of one event to one target. */
-  delivery: (tenant: string, targetId: string, eventId: string) => ({ pk: `T#${tenant}#NT#${targetId}`, sk: `D#${eventId}` }),
+  /** The delivery of one event to one target, a partition of its own: a busy target's deliveries heat no one key. */
+  delivery: (tenant: string, targetId: string, eventId: string) => ({ pk: `T#${tenant}#NT#${targetId}#D#${eventId}`, sk: "DELIVERY" as const }),
+  /** Where a delivery was kept when all of a target's shared its partition. */
+  deliveryInTargetPartition: (tenant: string, targetId: string, eventId: string) => ({ pk: `T#${tenant}#NT#${targetId}`, sk: `D#${eventId}` }),
   sessionPartition: sessionPk,
   /** A session's partition in the tenant's session indexes (`tenant_pk`, `pending_pk`). */
   sessionIndex: (tenant: string, sessionId: string) => indexPk(tenant, shardOf(sessionId, mainTable.indexShards)),

@@ -49,6 +49,9 @@ export interface DeliveryItem {
   expires_at: number;
 }
 
+/** A delivery as it was read: its own key, new or old. */
+type DeliveryKey = Pick<DeliveryItem, "pk" | "sk">;
+
 export type TargetSettings = Pick<TargetItem, "target_kind" | "url" | "events" | "sessions" | "remind_after_seconds" | "remind_times">;
 
 /** The settings a target may leave out: a save sets those given and removes the others. */
@@ -107,25 +110,31 @@ export function targetStore(table: Table) {
         ExpressionAttributeValues: { ":r": reason },
       }),
 
-    findDelivery: (tenant: string, targetId: string, eventId: string) => table.get<DeliveryItem>(keys.delivery(tenant, targetId, eventId)),
+    /**
+     * A delivery created before each had a partition of its own sits at the old key, and its retries
+     * may still be scheduled (a day at most): the old key is read only when the new one is absent,
+     * so a delivery of now costs one read.
+     */
+    findDelivery: async (tenant: string, targetId: string, eventId: string) =>
+      (await table.get<DeliveryItem>(keys.delivery(tenant, targetId, eventId))) ?? table.get<DeliveryItem>(keys.deliveryInTargetPartition(tenant, targetId, eventId)),
     /** The delivery of one event to one target, once: false when it exists already. */
     createDelivery: (item: Omit<DeliveryItem, "pk" | "sk" | "kind" | "attempt" | "ended">) =>
       table.put({
         Item: { ...keys.delivery(item.tenant, item.target_id, item.event_id), kind: "notification_delivery", attempt: 0, ended: 0, ...item },
         ConditionExpression: "attribute_not_exists(pk)",
       }),
-    /** Start attempt `n`: after attempt n-1 ended, or when an earlier start of n lost its lease. */
-    claimAttempt: (d: Pick<DeliveryItem, "tenant" | "target_id" | "event_id">, n: number, now: number, leaseUntil: number) =>
+    /** Start attempt `n`: after attempt n-1 ended, or when an earlier start of n lost its lease. At the key the delivery was read at. */
+    claimAttempt: (d: DeliveryKey, n: number, now: number, leaseUntil: number) =>
       table.update<DeliveryItem>({
-        Key: keys.delivery(d.tenant, d.target_id, d.event_id),
+        Key: { pk: d.pk, sk: d.sk },
         UpdateExpression: "SET attempt = :n, lease_until = :until",
         ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(done) AND ended = :prev AND (attempt = :prev OR (attempt = :n AND lease_until < :now))",
         ExpressionAttributeValues: { ":n": n, ":prev": n - 1, ":now": now, ":until": leaseUntil },
       }),
     /** Attempt `n` ended: delivered, given up, or (no `done`) the next one is scheduled. */
-    endAttempt: (d: Pick<DeliveryItem, "tenant" | "target_id" | "event_id">, n: number, done?: DeliveryItem["done"]) =>
+    endAttempt: (d: DeliveryKey, n: number, done?: DeliveryItem["done"]) =>
       table.update<DeliveryItem>({
-        Key: keys.delivery(d.tenant, d.target_id, d.event_id),
+        Key: { pk: d.pk, sk: d.sk },
         UpdateExpression: done ? "SET ended = :n, done = :done REMOVE lease_until" : "SET ended = :n REMOVE lease_until",
         ConditionExpression: "attempt = :n",
         ExpressionAttributeValues: { ":n": n, ...(done ? { ":done": done } : {}) },
