@@ -124,6 +124,8 @@ function record(operation: string, input: Record<string, any>, status: number, o
 export interface MeteringProxy {
   endpoint: string;
   calls: MeteredCall[];
+  /** Calls sent on and not answered yet. */
+  inFlight(): number;
   close(): Promise<void>;
 }
 
@@ -134,7 +136,10 @@ export async function startMeteringProxy(upstream: string): Promise<MeteringProx
   const images = new DynamoDBClient({ endpoint: upstream, region: "us-east-1", credentials: { accessKeyId: "local", secretAccessKey: "local" } });
   const read = (w: Written) => images.send(new GetItemCommand({ ...w, ConsistentRead: true } as GetItemCommandInput)).then((r) => r.Item as Item | undefined);
   const agent = new Agent({ keepAlive: true, maxSockets: 64 });
+  let open = 0;
   const server: Server = createServer(async (req, res) => {
+    open++;
+    res.once("close", () => open--);
     const body = await readAll(req);
     const [service, operation] = String(req.headers["x-amz-target"] ?? "").split(".");
     const meter = service?.startsWith("DynamoDB_") && metered.has(operation);
@@ -172,6 +177,7 @@ export async function startMeteringProxy(upstream: string): Promise<MeteringProx
   return {
     endpoint: `http://127.0.0.1:${port}`,
     calls,
+    inFlight: () => open,
     close: () => new Promise<void>((r) => (server.closeAllConnections(), agent.destroy(), images.destroy(), server.close(() => r()))),
   };
 }

@@ -11,7 +11,7 @@ import { mintToken } from "../../local/tokens.js";
 import { BenchSocket, httpClient, sleep, withTimeout } from "../clients.js";
 import { log, SECRET } from "../config.js";
 import { traceCalls } from "../cost/calls.js";
-import { startMeteringProxy } from "../cost/proxy.js";
+import { startMeteringProxy, type MeteringProxy } from "../cost/proxy.js";
 import { pathCalls, type PathWindow } from "../cost/sequential.js";
 
 const TENANT = "bench-cost";
@@ -23,6 +23,18 @@ export const paths = {
   park: ["wsElicit"],
   badge: ["wsElicit", "streams"],
 } as const;
+
+/**
+ * Until no function runs, no call to the table is in flight and none came for `ms`: the stream's
+ * reactions to the last change are done, as they are when a human answers seconds later (at most 5 s).
+ */
+async function settled(proxy: MeteringProxy, trace: ReturnType<typeof traceCalls>, ms: number) {
+  const until = Date.now() + 5_000;
+  for (let seen = proxy.calls.length; Date.now() < until; seen = proxy.calls.length) {
+    await sleep(ms);
+    if (proxy.calls.length === seen && proxy.inFlight() === 0 && trace.invocations.every((i) => i.end !== undefined)) return;
+  }
+}
 
 export async function costPhase(dynamoEndpoint: string, dataDir: string, count: number, thinkMs: number) {
   const proxy = await startMeteringProxy(dynamoEndpoint);
@@ -69,14 +81,14 @@ export async function costPhase(dynamoEndpoint: string, dataDir: string, count: 
       windows.park.push({ start: t0, end: clock() });
       await withTimeout(up, 10_000, "badge up");
       windows.badge.push({ start: t0, end: clock() });
-      await sleep(thinkMs);
+      await settled(proxy, trace, thinkMs);
       const down = badge(0);
       const t1 = clock();
       const [answer, verdict] = await Promise.all([http.call(human, "POST", `/v1/sessions/${session}/events`, { type: "approval", elicitation_id: id, action: "accept" }), runner.verdict(id, 10_000)]);
       if (answer.status !== 200 || !verdict) throw new Error(`verdict: HTTP ${answer.status}, frame ${Boolean(verdict)}`);
       windows.verdict.push({ start: t1, end: performance.timeOrigin + verdict.at });
       await withTimeout(down, 10_000, "badge down");
-      await sleep(thinkMs);
+      await settled(proxy, trace, thinkMs);
     } catch (error) {
       errors++;
       log(`cost ${i}: ${(error as Error).message}`);
