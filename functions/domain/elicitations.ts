@@ -114,7 +114,7 @@ export function createElicitations(ctx: Context, sessions: Sessions, delivery: D
   async function raise(caller: Caller, input: RaiseInput, connection?: Connection) {
     requireRole(caller, "raise");
     if (Buffer.byteLength(JSON.stringify(input.params)) > LIMITS.paramsBytes) throw new ProtocolError("payload_too_large", "params are larger than 24 KiB");
-    const session = await sessions.find(caller.tenant, input.session_id);
+    const { lineage: session, item: read } = await sessions.lineage(caller.tenant, input.session_id);
     requireOwner(caller, session);
     const elicitationId = input.elicitation_id ?? `elicit_${randomUUID()}`;
     const now = ctx.now();
@@ -136,9 +136,15 @@ export function createElicitations(ctx: Context, sessions: Sessions, delivery: D
       ...(session.parent_session_id ? { block_state: "armed" as const, block_round: 1 } : {}),
     };
     const charge = limiter?.charge(caller, "raise");
-    const writes = [...store.raise(item, JSON.stringify(requestEvent(item))), sessionStore.countUp(caller.tenant, session.session_id, createdAt), ...(charge ? [charge.write] : [])];
+    // Raised over a connection, the session's runner becomes that connection in the same write as its count.
+    const count = sessionStore.countUp(caller.tenant, session.session_id, createdAt, connection?.id);
+    const writes = [...store.raise(item, JSON.stringify(requestEvent(item))), count, ...(charge ? [charge.write] : [])];
     const lost = await ctx.db.transact(writes);
-    if (!lost) return { created: true, elicitation_id: elicitationId, deadline: item.deadline, session_runner: session.runner_connection_id };
+    if (!lost) return { created: true, elicitation_id: elicitationId, deadline: item.deadline, session_runner: read?.runner_connection_id };
+    if (lost.has(writes.indexOf(count))) {
+      sessions.forget(caller.tenant, session.session_id);
+      throw notFound("session");
+    }
     // An id that exists is a re-publish, which counts nothing; otherwise the count may be what refused it.
     const refused = lost.has(0) ? undefined : charge?.refusal(lost, writes.length - 1);
     if (refused) throw refused;

@@ -8,7 +8,27 @@ import type { Messages } from "./messages.js";
 import type { Sessions } from "./sessions.js";
 import type { SessionRegistration } from "../shared/schemas.js";
 
+/** (connection, session) pairs a process keeps, the oldest going first. */
+const KEPT_PAIRS = 10_000;
+
+/**
+ * The sessions this process saw tracked on a connection. A connection's tracked sessions only grow
+ * while it lives and its id is never reused, so what is known stays true: an `elicit` in a session
+ * its connection already tracks need not read the session nor write the connection.
+ */
+function trackedSessions() {
+  const pairs = new Set<string>();
+  return {
+    has: (connectionId: string, sessionId: string) => pairs.has(`${connectionId}/${sessionId}`),
+    add(connectionId: string, sessionId: string) {
+      if (pairs.size >= KEPT_PAIRS) pairs.delete(pairs.values().next().value!);
+      pairs.add(`${connectionId}/${sessionId}`);
+    },
+  };
+}
+
 export function createRunners(ctx: Context, sessions: Sessions, connections: Connections, elicitations: Elicitations, messages: Messages) {
+  const tracked = trackedSessions();
   return {
     /**
      * Register and bind the sessions, then in this order: `hello.ok`, the verdicts of resumed
@@ -28,13 +48,16 @@ export function createRunners(ctx: Context, sessions: Sessions, connections: Con
       for (const session of registered) await messages.flush(caller.tenant, session.session_id);
     },
 
-    /** `elicit` over a socket: its session is bound to this connection too, so the runner-gone path sees it. */
+    /**
+     * `elicit` over a socket: its session is tracked on this connection too, so the runner-gone path
+     * sees it, and bound to it (a new elicitation's own transaction binds it; a re-publish binds it here).
+     */
     async elicit(caller: Caller, connection: Connection, input: RaiseInput) {
       const raised = await elicitations.raise(caller, input, connection);
-      if (raised.session_runner !== connection.id) {
-        await connections.track(caller, connection.id, [input.session_id]);
-        await connections.bindRunner(caller, connection.id, [input.session_id]);
-      }
+      const known = raised.session_runner === connection.id || tracked.has(connection.id, input.session_id);
+      if (!known || !raised.created) await connections.track(caller, connection.id, [input.session_id]);
+      if (!raised.created) await connections.bindRunner(caller, connection.id, [input.session_id]);
+      tracked.add(connection.id, input.session_id);
       return raised;
     },
 

@@ -35,13 +35,34 @@ const unknownSummary = (sessionId: string): SessionSummary => ({
   updated_at: null,
 });
 
+/** What never changes once a session exists: its owner and its place in the tree. */
+export type SessionLineage = Pick<SessionItem, "session_id" | "parent_session_id" | "ancestors" | "owner_sub">;
+
+/** Lineages a process keeps (the oldest goes first): a runner's sessions, many times over. */
+const KEPT_LINEAGES = 10_000;
+
 export function createSessions(ctx: Context) {
   const { sessions: store, elicitations } = ctx.db;
+  const lineages = new Map<string, SessionLineage>();
 
   async function find(tenant: string, sessionId: string): Promise<SessionItem> {
     const item = await store.get(tenant, sessionId);
     if (!item) throw notFound("session");
     return item;
+  }
+
+  /**
+   * A session's lineage, read once per process: sessions are never deleted and neither their owner
+   * nor their parent changes, so what was read stays true. `item` is there when it was read just now.
+   */
+  async function lineage(tenant: string, sessionId: string): Promise<{ lineage: SessionLineage; item?: SessionItem }> {
+    const kept = lineages.get(`${tenant}/${sessionId}`);
+    if (kept) return { lineage: kept };
+    const item = await find(tenant, sessionId);
+    if (lineages.size >= KEPT_LINEAGES) lineages.delete(lineages.keys().next().value!);
+    const { session_id, parent_session_id, ancestors, owner_sub } = item;
+    lineages.set(`${tenant}/${sessionId}`, { session_id, parent_session_id, ancestors, owner_sub });
+    return { lineage: { session_id, parent_session_id, ancestors, owner_sub }, item };
   }
 
   /** What registering does, decided from reads alone: a new item, or the existing one with its new title. */
@@ -122,6 +143,9 @@ export function createSessions(ctx: Context) {
 
   return {
     find,
+    lineage,
+    /** A session the table no longer holds (only a test removes one): read it again next time. */
+    forget: (tenant: string, sessionId: string) => lineages.delete(`${tenant}/${sessionId}`),
     register,
     prepare,
 

@@ -58,14 +58,17 @@ export function sessionStore(table: Table, indexes: { sessionsByTenant: IndexDef
     /** The sessions of these ids that exist, in one round of reads. */
     many: (tenant: string, sessionIds: string[]) => table.batchGet<SessionItem>(sessionIds.map((id) => key(tenant, id))),
 
-    /** One more pending elicitation: a write of the raising transaction, which fails if the session is gone. */
-    countUp: (tenant: string, sessionId: string, at: string): Write => ({
+    /**
+     * One more pending elicitation: a write of the raising transaction, which fails if the session is
+     * gone. With `runner`, that connection becomes the session's runner in the same write.
+     */
+    countUp: (tenant: string, sessionId: string, at: string, runner?: string): Write => ({
       Update: {
         TableName: table.name,
         Key: key(tenant, sessionId),
-        UpdateExpression: "ADD pending_count :one SET pending_pk = :tenant, updated_at = :now",
+        UpdateExpression: `ADD pending_count :one SET pending_pk = :tenant, updated_at = :now${runner ? ", runner_connection_id = :runner" : ""}`,
         ConditionExpression: "attribute_exists(pk)",
-        ExpressionAttributeValues: { ":one": 1, ":tenant": keys.sessionIndex(tenant, sessionId), ":now": at },
+        ExpressionAttributeValues: { ":one": 1, ":tenant": keys.sessionIndex(tenant, sessionId), ":now": at, ...(runner ? { ":runner": runner } : {}) },
       },
     }),
 
