@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { invocation } from "../local/lambda.js";
 import { type AwsCall, observeAwsCalls } from "./support/aws-calls.js";
-import { startTollgate, type Harness, type TestSocket } from "./support/tollgate.js";
+import { eventually, startTollgate, type Harness, type TestSocket } from "./support/tollgate.js";
 
 let t: Harness;
 const calls: AwsCall[] = [];
@@ -76,7 +76,6 @@ it("tracks a session its hello never named on the connection that parks in it, a
   a.socket.close();
   await t.scheduled(`gone-acme-${a.id}`);
   await t.elapse(1_500);
-  const left = await t.http(human, "GET", "/v1/elicitations/park_o2");
-  expect(left.body.verdict).toMatchObject({ action: "cancel", reason: "runner_gone" });
+  await eventually(async () => expect((await t.http(human, "GET", "/v1/elicitations/park_o2")).body.verdict).toMatchObject({ action: "cancel", reason: "runner_gone" }));
   expect((await t.http(human, "GET", "/v1/elicitations/park_o1")).body.status).toBe("pending");
 });
