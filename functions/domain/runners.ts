@@ -4,6 +4,7 @@ import type { Connections } from "./connections.js";
 import type { Context } from "./context.js";
 import type { Elicitations, RaiseInput } from "./elicitations.js";
 import { TOLLGATE, type Caller, type Connection, type ElicitationItem } from "./items.js";
+import { keptMap } from "./kept.js";
 import type { Messages } from "./messages.js";
 import type { Sessions } from "./sessions.js";
 import type { SessionRegistration } from "../shared/schemas.js";
@@ -11,24 +12,11 @@ import type { SessionRegistration } from "../shared/schemas.js";
 /** (connection, session) pairs a process keeps, the oldest going first. */
 const KEPT_PAIRS = 10_000;
 
-/**
- * The sessions this process saw tracked on a connection. A connection's tracked sessions only grow
- * while it lives and its id is never reused, so what is known stays true: an `elicit` in a session
- * its connection already tracks need not read the session nor write the connection.
- */
-function trackedSessions() {
-  const pairs = new Set<string>();
-  return {
-    has: (connectionId: string, sessionId: string) => pairs.has(`${connectionId}/${sessionId}`),
-    add(connectionId: string, sessionId: string) {
-      if (pairs.size >= KEPT_PAIRS) pairs.delete(pairs.values().next().value!);
-      pairs.add(`${connectionId}/${sessionId}`);
-    },
-  };
-}
-
 export function createRunners(ctx: Context, sessions: Sessions, connections: Connections, elicitations: Elicitations, messages: Messages) {
-  const tracked = trackedSessions();
+  // The sessions this process saw tracked on a connection. A connection's tracked sessions only grow
+  // while it lives and its id is never reused, so what is known stays true: an `elicit` in a session
+  // its connection already tracks need not read the session nor write the connection.
+  const tracked = keptMap<true>(KEPT_PAIRS);
   return {
     /**
      * Register and bind the sessions, then in this order: `hello.ok`, the verdicts of resumed
@@ -54,10 +42,10 @@ export function createRunners(ctx: Context, sessions: Sessions, connections: Con
      */
     async elicit(caller: Caller, connection: Connection, input: RaiseInput) {
       const raised = await elicitations.raise(caller, input, connection);
-      const known = raised.session_runner === connection.id || tracked.has(connection.id, input.session_id);
+      const known = raised.session_runner === connection.id || tracked.get(`${connection.id}/${input.session_id}`) === true;
       if (!known || !raised.created) await connections.track(caller, connection.id, [input.session_id]);
       if (!raised.created) await connections.bindRunner(caller, connection.id, [input.session_id]);
-      tracked.add(connection.id, input.session_id);
+      tracked.set(`${connection.id}/${input.session_id}`, true);
       return raised;
     },
 

@@ -3,6 +3,7 @@ import { LIMITS, type SessionRegistration } from "../shared/schemas.js";
 import { ProtocolError, badRequest, notFound } from "../shared/errors.js";
 import { requireOwner, requireRole } from "./access.js";
 import type { Context } from "./context.js";
+import { keptMap } from "./kept.js";
 import { eventOf, type Caller, type SessionItem } from "./items.js";
 
 export interface SessionSummary {
@@ -43,7 +44,7 @@ const KEPT_LINEAGES = 10_000;
 
 export function createSessions(ctx: Context) {
   const { sessions: store, elicitations } = ctx.db;
-  const lineages = new Map<string, SessionLineage>();
+  const lineages = keptMap<SessionLineage>(KEPT_LINEAGES);
 
   async function find(tenant: string, sessionId: string): Promise<SessionItem> {
     const item = await store.get(tenant, sessionId);
@@ -59,10 +60,10 @@ export function createSessions(ctx: Context) {
     const kept = lineages.get(`${tenant}/${sessionId}`);
     if (kept) return { lineage: kept };
     const item = await find(tenant, sessionId);
-    if (lineages.size >= KEPT_LINEAGES) lineages.delete(lineages.keys().next().value!);
     const { session_id, parent_session_id, ancestors, owner_sub } = item;
-    lineages.set(`${tenant}/${sessionId}`, { session_id, parent_session_id, ancestors, owner_sub });
-    return { lineage: { session_id, parent_session_id, ancestors, owner_sub }, item };
+    const lineage = { session_id, parent_session_id, ancestors, owner_sub };
+    lineages.set(`${tenant}/${sessionId}`, lineage);
+    return { lineage, item };
   }
 
   /** What registering does, decided from reads alone: a new item, or the existing one with its new title. */
