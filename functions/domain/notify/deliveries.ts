@@ -36,7 +36,8 @@ export function wants(target: TargetItem, subject: NotificationSubject): boolean
   return lineage.some((s) => target.sessions!.includes(s));
 }
 
-const failed = (a: AttemptRecord) => a.status === undefined || a.status < 200 || a.status >= 300;
+/** A receiver's answer that counts as delivered: any 2xx (a redirect is not followed). */
+const delivered = (status: number | undefined) => status !== undefined && status >= 200 && status < 300;
 
 /** Full jitter around the configured pause: between 80% and 120% of it. */
 const jittered = (ms: number) => Math.round(ms * (0.8 + Math.random() * 0.4));
@@ -105,7 +106,7 @@ export function createDeliveries(ctx: Context, links: Links) {
       if (!ctx.config.notify.local) await requirePublic(url.hostname.replace(/^\[|\]$/g, ""));
       const response = await fetch(url, { method: "POST", headers, body: delivery.payload_json, redirect: "manual", signal: AbortSignal.timeout(ctx.config.notify.timeoutMs) });
       await response.body?.cancel();
-      return { ok: response.status >= 200 && response.status < 300, status: response.status };
+      return { ok: delivered(response.status), status: response.status };
     } catch (error) {
       return { ok: false, error: (error as Error).name === "TimeoutError" ? "timed out" : "could not connect" };
     }
@@ -118,7 +119,7 @@ export function createDeliveries(ctx: Context, links: Links) {
    */
   async function record(target: TargetItem, attempt: AttemptRecord, ok: boolean) {
     const newest = target.last_attempts?.[0];
-    const quiet = newest && !failed(newest) && !target.failing_since && Date.parse(attempt.at) - Date.parse(newest.at) < ctx.config.notify.successRecordMs;
+    const quiet = newest && delivered(newest.status) && !target.failing_since && Date.parse(attempt.at) - Date.parse(newest.at) < ctx.config.notify.successRecordMs;
     if (ok && quiet) return;
     const attempts = [attempt, ...(target.last_attempts ?? [])].slice(0, KEPT_ATTEMPTS);
     await store.recordAttempt(target.tenant, target.target_id, attempts, ok, attempt.at);
