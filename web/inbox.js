@@ -141,9 +141,11 @@ async function onEvent(ev) {
     if (!sessions.has(ev.session_id)) await ensureKnown(ev.session_id);
     setBadge(ev.session_id, ev.pending_elicitations_count);
   } else if (ev.type === "response.elicitation_request") {
+    // Judged as it arrives: a prompt that came while the tab was in front is no news once the tab goes behind.
+    const arrivedHidden = document.visibilityState === "hidden";
     await ensureKnown(ev.session_id);
     if (view.selected && within(ev.session_id, view.selected)) addCard(ev);
-    notifyPrompt(ev, label(ev.session_id)).catch((e) => console.warn("tollgate: no notification", e));
+    if (arrivedHidden) notifyPrompt(ev, label(ev.session_id)).catch((e) => console.warn("tollgate: no notification", e));
   } else if (ev.type === "response.elicitation_resolved") {
     resolvedEvents.set(ev.elicitation_id, ev);
     const oldest = resolvedEvents.keys().next().value;
