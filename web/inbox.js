@@ -21,6 +21,8 @@ import { ensureKnown, label, loadSessions, onChoose, renderTree, sessions, setBa
 const cards = new Map();
 /** @type {Map<string, ResolvedEvent>} recent resolutions, for cards that arrive after their verdict */
 const resolvedEvents = new Map();
+/** Prompts whose card was put on screen while the tab was in front: the human has seen them, no notification needed. */
+const seenOnScreen = new Set();
 let detailSeq = 0;
 
 const $ = byId;
@@ -58,6 +60,8 @@ function addCard(ev) {
 function mount(card) {
   const list = document.getElementById("cards");
   if (!list || card.el.isConnected) return;
+  if (document.visibilityState === "visible") seenOnScreen.add(card.id);
+  if (seenOnScreen.size > 500) seenOnScreen.delete(seenOnScreen.values().next().value);
   list.querySelector(".none")?.remove();
   const later = [...cards.values()].find((c) => c.el.isConnected && byCreated(c.event, card.event) > 0);
   list.insertBefore(h("li", {}, card.el), later ? later.el.parentElement : null);
@@ -141,11 +145,12 @@ async function onEvent(ev) {
     if (!sessions.has(ev.session_id)) await ensureKnown(ev.session_id);
     setBadge(ev.session_id, ev.pending_elicitations_count);
   } else if (ev.type === "response.elicitation_request") {
-    // Judged as it arrives: a prompt that came while the tab was in front is no news once the tab goes behind.
-    const arrivedHidden = document.visibilityState === "hidden";
+    // Judged as it arrives: a prompt that came while the tab was in front is no news once the tab goes behind,
+    // nor is one whose card a snapshot already put in front of the human before this event came.
+    const news = document.visibilityState === "hidden" && !seenOnScreen.has(ev.elicitation_id);
     await ensureKnown(ev.session_id);
     if (view.selected && within(ev.session_id, view.selected)) addCard(ev);
-    if (arrivedHidden) notifyPrompt(ev, label(ev.session_id)).catch((e) => console.warn("tollgate: no notification", e));
+    if (news) notifyPrompt(ev, label(ev.session_id)).catch((e) => console.warn("tollgate: no notification", e));
   } else if (ev.type === "response.elicitation_resolved") {
     resolvedEvents.set(ev.elicitation_id, ev);
     const oldest = resolvedEvents.keys().next().value;
