@@ -137,10 +137,13 @@ it("counts the sequential AWS calls of the verdict, the park and the badge", () 
 it("measures each chosen function's cold start beside its bundle size, against a bundle of the clients alone", () => {
   const cold = report.coldStart;
   expect(Object.keys(cold.functions).sort()).toEqual(["clientsOnly", "httpPostEvent", "wsElicit"]);
-  for (const f of Object.values(cold.functions) as { bundleKiB: number; initMs: number; coldMs: number }[]) {
+  for (const f of Object.values(cold.functions) as { bundleKiB: number; initMs: number; coldMs: number; outcome: unknown }[]) {
     expect(f.bundleKiB).toBeGreaterThan(0);
     expect(f.initMs).toBeGreaterThan(0);
   }
+  // Each got past its schema to its first DynamoDB call, which found nothing.
+  expect(cold.functions.httpPostEvent.outcome).toBe("not_found");
+  expect(cold.functions.wsElicit.outcome).toBe("not_found");
   expect(cold.verdictVsClientsOnly).toBeCloseTo(cold.functions.httpPostEvent.coldMs / cold.functions.clientsOnly.coldMs, 1);
   expect(cold.parkVsClientsOnly).toBeCloseTo(cold.functions.wsElicit.coldMs / cold.functions.clientsOnly.coldMs, 1);
 });

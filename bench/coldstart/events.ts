@@ -2,13 +2,23 @@
  * One event per function for its cold start, shaped as its trigger delivers it. Each names things
  * that do not exist (a session, an elicitation, a connection), so the handler does its first real
  * work (token check, schema, its first DynamoDB call) and answers "not found", changing nothing.
+ * A WebSocket frame must pass its route's strict schema, or the handler would refuse it before any
+ * of that work; `hello`, with no sessions, has nothing to read and makes its first call the push of
+ * `hello.ok` (to a closed port here).
  */
 import type { FunctionSpec } from "../../functions/catalog.js";
+
+/** A valid frame of each route, from the role that may send it, so the handler gets past its schema to its first real work. */
+const frames: Record<string, { role: "runner" | "human"; frame: object }> = {
+  hello: { role: "runner", frame: { sessions: [] } },
+  elicit: { role: "runner", frame: { session_id: "cold_session", params: { message: "cold?" } } },
+  cancel: { role: "runner", frame: { elicitation_id: "cold_elicitation" } },
+  subscribe: { role: "human", frame: { sessions: ["cold_session"] } },
+};
 
 export function coldEvent(spec: FunctionSpec, token: string): unknown {
   const t = spec.trigger;
   const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
-  const authorizer = { principalId: "cold-human", sub: "cold-human", tenant: "bench-cost", role: "human" };
   switch (t.kind) {
     case "http": {
       const path = t.path.replace("{id}", "cold_session");
@@ -24,9 +34,11 @@ export function coldEvent(spec: FunctionSpec, token: string): unknown {
         isBase64Encoded: false,
       };
     }
-    case "ws":
+    case "ws": {
+      const { role, frame } = frames[t.route] ?? { role: "human", frame: {} };
+      const authorizer = { principalId: `cold-${role}`, sub: `cold-${role}`, tenant: "bench-cost", role };
       return {
-        body: JSON.stringify({ action: t.route, session_id: "cold_session", elicitation_id: "cold_elicitation", sessions: ["cold_session"], params: { message: "cold?" } }),
+        body: JSON.stringify({ action: t.route, ...frame }),
         isBase64Encoded: false,
         requestContext: {
           connectionId: "cold_connection",
@@ -37,6 +49,7 @@ export function coldEvent(spec: FunctionSpec, token: string): unknown {
         },
         headers,
       };
+    }
     case "ws-authorizer":
       return {
         type: "REQUEST",

@@ -8,7 +8,9 @@ const context = { functionName: "cold", awsRequestId: "cold", getRemainingTimeIn
 let outcome;
 try {
   const result = await module.handler(JSON.parse(eventJson), context);
-  outcome = result?.statusCode ?? (result === undefined ? "ok" : "answered");
+  // The refusal's code when there is one (HTTP `error.code`, a WebSocket error frame's `code`): it shows how far the event got.
+  const body = typeof result?.body === "string" && result.body.startsWith("{") ? JSON.parse(result.body) : undefined;
+  outcome = body?.error?.code ?? body?.code ?? result?.statusCode ?? (result === undefined ? "ok" : "answered");
 } catch (error) {
   outcome = `threw ${error?.name ?? "error"}`;
 }
