@@ -9,7 +9,6 @@ import { mintToken } from "../local/tokens.js";
 import { TollgateRunner } from "../sdk/runner.js";
 import { httpClient } from "./clients.js";
 import { traceCalls, type AwsCall } from "./cost/calls.js";
-import { watchParked } from "./phases/roundtrip.js";
 
 const count = Number(process.argv[2] ?? 200);
 const timelines = Number(process.argv[3] ?? 2);
@@ -24,7 +23,6 @@ const http = httpClient(runtime.httpUrl);
 const human = await mintToken(SECRET, { sub: "trace-human", tenant: "trace", role: "human" });
 const runner = new TollgateRunner({ url: runtime.wsUrl, token: await mintToken(SECRET, { sub: "trace-runner", tenant: "trace", role: "runner" }), sessions: [{ session_id: "trace" }] });
 await runner.connect();
-const parked = watchParked(runner);
 const trace = traceCalls();
 const totals = new Map<string, number>();
 /** Moves the calls traced so far into the totals per function and call; returns them. */
@@ -38,8 +36,9 @@ const perTrip: AwsCall[][] = [];
 const durations: number[] = [];
 for (let i = 0; i < count; i++) {
   const id = `trace_${i}`;
-  const isParked = new Promise<number>((r) => parked.set(id, r));
-  const verdict = runner.elicit({ sessionId: "trace", elicitationId: id, params: { message: `trace ${i}` } });
+  let onParked!: () => void;
+  const isParked = new Promise<void>((r) => (onParked = r));
+  const verdict = runner.elicit({ sessionId: "trace", elicitationId: id, params: { message: `trace ${i}` }, onParked });
   await isParked;
   await new Promise((r) => setTimeout(r, think)); // a human answers later: the raise's own reactions are done by then
   drain();

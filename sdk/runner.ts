@@ -35,6 +35,17 @@ export interface ElicitOptions {
   timeoutSeconds?: number;
   /** Aborting cancels the elicitation (the human's card closes) and rejects the wait. */
   signal?: AbortSignal;
+  /**
+   * Called each time Tollgate confirms the wait is parked (stored, its deadline set): once, and once
+   * more after every reconnect that parks it again. From then on the verdict is not lost.
+   */
+  onParked?: (parked: Parked) => void;
+}
+
+export interface Parked {
+  elicitationId: string;
+  /** When silence becomes a decline (ISO 8601). */
+  deadline: string;
 }
 
 /** A token, or a function (sync or async) that gives a current one; it is called before every connection. */
@@ -66,6 +77,7 @@ interface Wait {
   frame: Record<string, unknown>;
   sessionId: string;
   parked: boolean;
+  onParked?: (parked: Parked) => void;
   /** Aborted: its cancel is sent again after a reconnect until the verdict comes. */
   cancelling: boolean;
   resolve: (verdict: Verdict) => void;
@@ -128,7 +140,7 @@ export class TollgateRunner {
     checkFrameSize(frame);
     let wait!: Wait;
     const verdict = new Promise<Verdict>((resolve, reject) => {
-      wait = { frame, sessionId: options.sessionId, parked: false, cancelling: false, resolve, reject };
+      wait = { frame, sessionId: options.sessionId, parked: false, onParked: options.onParked, cancelling: false, resolve, reject };
       this.waits.set(id, wait);
     });
     verdict.catch(() => undefined); // a wait refused before it is awaited is not an unhandled rejection
@@ -270,14 +282,16 @@ export class TollgateRunner {
   private async park(id: string): Promise<void> {
     const wait = this.waits.get(id);
     if (!wait) return;
+    let reply: ServerFrame;
     try {
-      await this.request(wait.frame, "elicitation.parked");
-      wait.parked = true;
-      if (wait.cancelling) this.sendCancel(id);
+      reply = await this.request(wait.frame, "elicitation.parked");
     } catch (error) {
       if (error instanceof TollgateError && error.code === "connection_lost") return; // the reconnect parks it again
-      wait.reject(error as Error);
+      return wait.reject(error as Error);
     }
+    wait.parked = true;
+    if (wait.cancelling) this.sendCancel(id);
+    if (reply.type === "elicitation.parked") wait.onParked?.({ elicitationId: id, deadline: reply.deadline });
   }
 
   /** A request that goes again on the next connection when its own is lost (both calls above are safe to repeat). */

@@ -49,6 +49,25 @@ it("reconnects after its connection is cut and receives the verdict given meanwh
   expect(runner.connectionId).toBeDefined();
 });
 
+it("onParked says when the wait is stored, with its deadline, and again when a reconnect parks it again", async () => {
+  const runner = await t.runner({ sessions: [{ session_id: "sdk_parked" }] });
+  const parked: { elicitationId: string; deadline: string }[] = [];
+  const wait = runner.elicit({ sessionId: "sdk_parked", elicitationId: "sdk_parked_el", params: { message: "parked?" }, timeoutSeconds: 600, onParked: (p) => parked.push(p) });
+  await expect.poll(() => parked.length).toBe(1);
+  const stored = await pendingOf("sdk_parked_el");
+  expect(stored.status).toBe("pending");
+  expect(parked[0]).toEqual({ elicitationId: "sdk_parked_el", deadline: stored.event.deadline });
+  expect(Date.parse(stored.event.deadline) - Date.parse(stored.event.created_at)).toBe(600_000);
+  const connections = new ApiGatewayManagementApiClient({ endpoint: t.runtime.httpUrl, region: "us-east-1", credentials: { accessKeyId: "local", secretAccessKey: "local" } });
+  await connections.send(new DeleteConnectionCommand({ ConnectionId: runner.connectionId! }));
+  connections.destroy();
+  await expect.poll(() => parked.length).toBe(2);
+  expect(parked[1]).toEqual(parked[0]);
+  await t.http(human, "POST", "/v1/sessions/sdk_parked/events", { type: "approval", elicitation_id: "sdk_parked_el", action: "decline" });
+  await expect(wait).resolves.toMatchObject({ action: "decline" });
+  expect(parked).toHaveLength(2);
+});
+
 it("refuses what Tollgate refuses, with its code", async () => {
   const runner = await t.runner({ sessions: [{ session_id: "sdk_bad" }] });
   const refused = runner.elicit({ sessionId: "sdk_unknown_session", params: { message: "where?" } });
