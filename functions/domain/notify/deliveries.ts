@@ -115,19 +115,26 @@ export function createDeliveries(ctx: Context, links: Links) {
     }
   }
 
+  /** Nothing the attempt would add to the target's item: a record within the interval, and no run of failures started or ended. */
+  function quiet(target: TargetRecord, attempt: AttemptRecord, ok: boolean) {
+    const newest = target.last_attempts?.[0];
+    return newest !== undefined && Date.parse(attempt.at) - Date.parse(newest.at) < ctx.config.notify.successRecordMs && !changes(target, ok);
+  }
+
   /**
    * The attempt on its target's item when it says something new (a failure while the target is not
    * failing: it sets `failing_since`; a success after a failure: it clears it), and otherwise only
    * once the newest recorded attempt is `successRecordMs` old: a busy target, healthy or failing,
-   * writes its one item about once an interval, not at every attempt. Decided from the item read
-   * again now, not as it was before sending: other attempts may have recorded while this one waited.
+   * writes its one item about once an interval, not at every attempt. A write is decided from the
+   * item read again now, not as `before` (read before sending): others may have recorded meanwhile.
+   * When `before` already says nothing new, as for most attempts of a busy target, there is no second
+   * read: a record since only makes the attempt less new, and a run started or ended meanwhile is
+   * recorded by the next attempt that sees it (a failed one's retry at the latest).
    */
-  async function record(tenant: string, targetId: string, attempt: AttemptRecord, ok: boolean) {
+  async function record(before: TargetRecord, tenant: string, targetId: string, attempt: AttemptRecord, ok: boolean) {
+    if (quiet(before, attempt, ok)) return;
     const target = await store.findRecord(tenant, targetId);
-    if (!target) return;
-    const newest = target.last_attempts?.[0];
-    const recent = newest !== undefined && Date.parse(attempt.at) - Date.parse(newest.at) < ctx.config.notify.successRecordMs;
-    if (recent && !changes(target, ok)) return;
+    if (!target || quiet(target, attempt, ok)) return;
     const attempts = [attempt, ...(target.last_attempts ?? [])].slice(0, KEPT_ATTEMPTS);
     await store.recordAttempt(tenant, targetId, attempts, ok, attempt.at);
   }
@@ -144,7 +151,7 @@ export function createDeliveries(ctx: Context, links: Links) {
     const leaseMs = ctx.config.notify.timeoutMs + 5_000;
     if (!(await store.claimAttempt(delivery, n, ctx.now(), ctx.now() + leaseMs))) return lookAgainAfterLease(tenant, targetId, eventId, n);
     const outcome = await send(target, delivery);
-    await record(tenant, targetId, { at: ctx.iso(), event_id: eventId, ...(outcome.status ? { status: outcome.status } : {}), ...(outcome.error ? { error: outcome.error } : {}) }, outcome.ok);
+    await record(target, tenant, targetId, { at: ctx.iso(), event_id: eventId, ...(outcome.status ? { status: outcome.status } : {}), ...(outcome.error ? { error: outcome.error } : {}) }, outcome.ok);
     if (outcome.ok) return void (await store.endAttempt(delivery, n, "delivered"));
     const pause = ctx.config.notify.retryDelaysMs[n - 1];
     if (pause === undefined) {
