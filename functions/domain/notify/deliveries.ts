@@ -143,7 +143,7 @@ export function createDeliveries(ctx: Context, links: Links) {
   async function attempt(tenant: string, targetId: string, eventId: string, n: number): Promise<void> {
     const delivery = await store.findDelivery(tenant, targetId, eventId);
     if (!delivery || delivery.done || delivery.ended >= n) return;
-    const target = await store.find(tenant, targetId);
+    const target = await store.findToSend(tenant, targetId);
     if (!target || target.disabled_reason) {
       if (await store.claimAttempt(delivery, n, ctx.now(), ctx.now())) await store.endAttempt(delivery, n, "failed");
       return;

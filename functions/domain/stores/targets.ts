@@ -64,6 +64,12 @@ export function targetStore(table: Table) {
   return {
     find: (tenant: string, targetId: string) => table.get<TargetItem>(keys.target(tenant, targetId)),
     /**
+     * The target as an attempt reads it before sending, as every attempt of a busy target does:
+     * eventually consistent (half a read unit), so a change of the last moment (a PUT, a rotation, a
+     * removal) may reach only the attempts after this one, as if this one had started a moment sooner.
+     */
+    findToSend: (tenant: string, targetId: string) => table.get<TargetItem>(keys.target(tenant, targetId), { consistent: false }),
+    /**
      * The target's record of its attempts, read again just before an attempt decides whether to record:
      * eventually consistent (half a read unit), as a record missed by a moment costs one write at most.
      */
