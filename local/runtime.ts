@@ -44,7 +44,7 @@ export interface RuntimeOptions {
   /** Pauses before each retry of a notification delivery (TOLLGATE_NOTIFY_RETRY_MS); absent: the defaults (about a day). */
   notifyRetryMs?: number[];
   notifyTimeoutMs?: number;
-  /** How long after a recorded success the next one goes unrecorded (TOLLGATE_NOTIFY_SUCCESS_RECORD_MS); absent: 1 s. */
+  /** How long after a recorded attempt the next one goes unrecorded, unless it starts or ends a run of failures (TOLLGATE_NOTIFY_SUCCESS_RECORD_MS); absent: 1 s. */
   notifySuccessRecordMs?: number;
   streamPollMs?: number;
   streamBatchSize?: number;

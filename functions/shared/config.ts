@@ -30,15 +30,16 @@ export interface NotifyConfig {
   /** The pause before each retry; the delivery gives up (and disables its target) after the last. */
   retryDelaysMs: number[];
   timeoutMs: number;
-  /** A success goes on its target's `last_attempts` only when the newest one there failed or is older than this. */
+  /** Within this of the newest attempt on its target's `last_attempts`, another goes there only when it starts or ends a run of failures. */
   successRecordMs: number;
   /** Local runtime: http to loopback allowed, private addresses allowed. The cloud: https to public addresses only. */
   local: boolean;
 }
 
 /**
- * One success a second at most on a target's item (besides every failure): a target that hears every
- * event would otherwise write its one item at every attempt (docs/performance.md "Scale past one partition").
+ * One attempt a second at most on a target's item (besides the failure that starts a run and the success
+ * that ends it): a target that hears every event would otherwise write its one item at every attempt
+ * (docs/performance.md "Scale past one partition").
  */
 export const SUCCESS_RECORD_INTERVAL_MS = 1_000;
 

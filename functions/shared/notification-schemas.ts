@@ -38,7 +38,7 @@ export const NotificationTarget = z.strictObject({
   updated_at: z.string(),
   /** Set when deliveries kept failing: no event goes out until a PUT enables it again. */
   disabled_reason: z.string().optional(),
-  /** The latest recorded delivery attempts, newest first: every failure, successes about one a second at most (docs/notifications.md). */
+  /** The latest recorded delivery attempts, newest first: where each run of failures started and ended, otherwise about one a second (docs/notifications.md). */
   last_attempts: z.array(Attempt),
   /** The webhook signing secret: in the reply that created the target or rotated it, never again. */
   secret: z.string().optional(),

@@ -9,7 +9,7 @@ import { createHash, createHmac } from "node:crypto";
 import type { Context } from "../context.js";
 import type { ElicitationItem } from "../items.js";
 import type { Links } from "../links.js";
-import type { AttemptRecord, DeliveryItem, TargetItem } from "../stores/targets.js";
+import type { AttemptRecord, DeliveryItem, TargetItem, TargetRecord } from "../stores/targets.js";
 import { timerKeys } from "../timers.js";
 import { slackBody, webhookBody, type NotificationSubject } from "./payloads.js";
 import { requirePublic } from "./urls.js";
@@ -38,6 +38,9 @@ export function wants(target: TargetItem, subject: NotificationSubject): boolean
 
 /** A receiver's answer that counts as delivered: any 2xx (a redirect is not followed). */
 const delivered = (status: number | undefined) => status !== undefined && status >= 200 && status < 300;
+
+/** An outcome the target's item does not show yet: a failure while it is not failing, a success after a failure. */
+const changes = (target: TargetRecord, ok: boolean) => (ok ? target.failing_since !== undefined || !delivered(target.last_attempts?.[0]?.status) : target.failing_since === undefined);
 
 /** Full jitter around the configured pause: between 80% and 120% of it. */
 const jittered = (ms: number) => Math.round(ms * (0.8 + Math.random() * 0.4));
@@ -112,24 +115,35 @@ export function createDeliveries(ctx: Context, links: Links) {
     }
   }
 
-  /**
-   * The attempt on its target's item (as the attempt read it): every failure; a success only when it
-   * says something new (the target was failing, or its newest recorded attempt is older than
-   * `successRecordMs`), so a busy healthy target writes its one item about once a second, not at every attempt.
-   */
-  async function record(target: TargetItem, attempt: AttemptRecord, ok: boolean) {
+  /** Nothing the attempt would add to the target's item: a record within the interval, and no run of failures started or ended. */
+  function quiet(target: TargetRecord, attempt: AttemptRecord, ok: boolean) {
     const newest = target.last_attempts?.[0];
-    const quiet = newest && delivered(newest.status) && !target.failing_since && Date.parse(attempt.at) - Date.parse(newest.at) < ctx.config.notify.successRecordMs;
-    if (ok && quiet) return;
+    return newest !== undefined && Date.parse(attempt.at) - Date.parse(newest.at) < ctx.config.notify.successRecordMs && !changes(target, ok);
+  }
+
+  /**
+   * The attempt on its target's item when it says something new (a failure while the target is not
+   * failing: it sets `failing_since`; a success after a failure: it clears it), and otherwise only
+   * once the newest recorded attempt is `successRecordMs` old: a busy target, healthy or failing,
+   * writes its one item about once an interval, not at every attempt. A write is decided from the
+   * item read again now, not as `before` (read before sending): others may have recorded meanwhile.
+   * When `before` already says nothing new, as for most attempts of a busy target, there is no second
+   * read: a record since only makes the attempt less new, and a run started or ended meanwhile is
+   * recorded by the next attempt that sees it (a failed one's retry at the latest).
+   */
+  async function record(before: TargetRecord, tenant: string, targetId: string, attempt: AttemptRecord, ok: boolean) {
+    if (quiet(before, attempt, ok)) return;
+    const target = await store.findRecord(tenant, targetId);
+    if (!target || quiet(target, attempt, ok)) return;
     const attempts = [attempt, ...(target.last_attempts ?? [])].slice(0, KEPT_ATTEMPTS);
-    await store.recordAttempt(target.tenant, target.target_id, attempts, ok, attempt.at);
+    await store.recordAttempt(tenant, targetId, attempts, ok, attempt.at);
   }
 
   /** One attempt, as its schedule fires it: a second firing of the same attempt finds it claimed and does nothing. */
   async function attempt(tenant: string, targetId: string, eventId: string, n: number): Promise<void> {
     const delivery = await store.findDelivery(tenant, targetId, eventId);
     if (!delivery || delivery.done || delivery.ended >= n) return;
-    const target = await store.find(tenant, targetId);
+    const target = await store.findToSend(tenant, targetId);
     if (!target || target.disabled_reason) {
       if (await store.claimAttempt(delivery, n, ctx.now(), ctx.now())) await store.endAttempt(delivery, n, "failed");
       return;
@@ -137,7 +151,7 @@ export function createDeliveries(ctx: Context, links: Links) {
     const leaseMs = ctx.config.notify.timeoutMs + 5_000;
     if (!(await store.claimAttempt(delivery, n, ctx.now(), ctx.now() + leaseMs))) return lookAgainAfterLease(tenant, targetId, eventId, n);
     const outcome = await send(target, delivery);
-    await record(target, { at: ctx.iso(), event_id: eventId, ...(outcome.status ? { status: outcome.status } : {}), ...(outcome.error ? { error: outcome.error } : {}) }, outcome.ok);
+    await record(target, tenant, targetId, { at: ctx.iso(), event_id: eventId, ...(outcome.status ? { status: outcome.status } : {}), ...(outcome.error ? { error: outcome.error } : {}) }, outcome.ok);
     if (outcome.ok) return void (await store.endAttempt(delivery, n, "delivered"));
     const pause = ctx.config.notify.retryDelaysMs[n - 1];
     if (pause === undefined) {

@@ -61,8 +61,9 @@ export function createTable(client: DynamoDBDocumentClient, name: string) {
 
   return {
     name,
-    async get<T>(key: Key): Promise<T | undefined> {
-      const out = await client.send(new GetCommand({ TableName: name, Key: key, ConsistentRead: true }));
+    /** A GetItem, consistent unless `consistent: false` says otherwise (half the read units, but a write of the last moment may be missing). */
+    async get<T>(key: Key, { consistent = true } = {}): Promise<T | undefined> {
+      const out = await client.send(new GetCommand({ TableName: name, Key: key, ConsistentRead: consistent }));
       return out.Item as T | undefined;
     },
     /** A PutItem; false when its condition did not hold. */

@@ -30,6 +30,9 @@ export interface TargetItem {
   last_attempts?: AttemptRecord[];
 }
 
+/** What a target's item says of its attempts: an attempt decides from it whether to record. */
+export type TargetRecord = Pick<TargetItem, "last_attempts" | "failing_since">;
+
 export interface DeliveryItem {
   pk: string;
   sk: string;
@@ -60,6 +63,17 @@ const OPTIONAL_SETTINGS = ["sessions", "remind_after_seconds", "remind_times"] a
 export function targetStore(table: Table) {
   return {
     find: (tenant: string, targetId: string) => table.get<TargetItem>(keys.target(tenant, targetId)),
+    /**
+     * The target as an attempt reads it before sending, as every attempt of a busy target does:
+     * eventually consistent (half a read unit), so a change of the last moment (a PUT, a rotation, a
+     * removal) may reach only the attempts after this one, as if this one had started a moment sooner.
+     */
+    findToSend: (tenant: string, targetId: string) => table.get<TargetItem>(keys.target(tenant, targetId), { consistent: false }),
+    /**
+     * The target's record of its attempts, read again just before an attempt decides whether to record:
+     * eventually consistent (half a read unit), as a record missed by a moment costs one write at most.
+     */
+    findRecord: (tenant: string, targetId: string) => table.get<TargetRecord>(keys.target(tenant, targetId), { consistent: false }),
     list: (tenant: string) => table.queryAll<TargetItem>({ KeyConditionExpression: "pk = :pk", ExpressionAttributeValues: { ":pk": keys.targets(tenant) } }),
     /**
      * Create or change a target; a change keeps its secret and enables it again. Undefined when the
