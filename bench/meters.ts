@@ -92,6 +92,21 @@ export async function waitForQuiet(seconds: number): Promise<number> {
   return hundredths(busy);
 }
 
+/**
+ * Waits (at most `seconds`) until the runtime and DynamoDB Local are idle (under 0.05 cores each over
+ * a second): the reactions a phase left behind (the stream's backlog, a wave of disconnects and their
+ * schedules) would otherwise slow the next phase down. Returns the seconds it waited.
+ */
+export async function waitForIdle(pids: number[], seconds: number): Promise<number> {
+  const started = Date.now();
+  for (;;) {
+    const before = pids.map(cpuSecondsOf);
+    await sleep(1_000);
+    const busiest = Math.max(...pids.map((pid, i) => cpuSecondsOf(pid) - before[i]));
+    if (!(busiest >= 0.05) || Date.now() - started >= seconds * 1000) return hundredths((Date.now() - started) / 1000);
+  }
+}
+
 /** The output of a command, or "" where it fails (no java, not a checkout). */
 function outputOf(command: string, cwd?: string): string {
   try {

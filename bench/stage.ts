@@ -4,7 +4,7 @@
  */
 import { config, log } from "./config.js";
 import type { httpClient } from "./clients.js";
-import { cpuMeter } from "./meters.js";
+import { cpuMeter, waitForIdle } from "./meters.js";
 import { badgePhase } from "./phases/badge.js";
 import { floorPhase } from "./phases/floor.js";
 import { gatewayFloorPhase } from "./phases/gateway-floor.js";
@@ -81,7 +81,7 @@ async function hangingTarget(s: Stage) {
 async function load(s: Stage) {
   log(`load: ${config.loadRunners} runners, ${config.loadElicitations} elicitations, ${config.humans} humans`);
   const meter = cpuMeter(s.runtime.pid, s.javaPid);
-  s.results.load = await loadPhase({
+  const load = await loadPhase({
     wsUrl: s.runtime.wsUrl,
     http: s.http,
     humanToken: s.humanToken,
@@ -94,6 +94,10 @@ async function load(s: Stage) {
     pingSeconds: config.pingSeconds,
   });
   s.cpu.load = meter();
+  // Its runners' sockets have just closed: the next phase waits out their disconnects and schedules.
+  const idleAfterSeconds = await waitForIdle([s.runtime.pid, ...(s.javaPid ? [s.javaPid] : [])], 300);
+  log(`load: the runtime and DynamoDB Local idle ${idleAfterSeconds} s after the phase`);
+  s.results.load = { ...load, idleAfterSeconds };
 }
 
 export async function runPhases(s: Stage) {

@@ -23,15 +23,27 @@ export async function badgePhase(wsUrl: string, runnerToken: string, humanToken:
   const raised: number[] = [];
   const resolved: number[] = [];
   let errors = 0;
+  const failed = (i: number, error: unknown) => {
+    errors++;
+    log(`badge ${i}: ${(error as Error).message}`);
+  };
   for (let i = first; i < first + count; i++) {
     const id = `${session}_${i}`;
+    let parked = false;
     try {
       const up = badge(1);
       const t0 = now();
       const { reply } = await runner.request({ action: "elicit", session_id: session, elicitation_id: id, params: { message: `Badge ${i}?` } });
       if (reply.type !== "elicitation.parked") throw new Error(JSON.stringify(reply));
+      parked = true;
       raised.push((await withTimeout(up, 10_000, "badge up")) - t0);
       if (thinkMs > 0) await sleep(thinkMs);
+    } catch (error) {
+      failed(i, error);
+    }
+    // Cancelled even when its badge came late, so the session's count is back at 0 for the next raise.
+    if (!parked) continue;
+    try {
       const down = badge(0);
       const t1 = now();
       const cancelled = await runner.request({ action: "cancel", elicitation_id: id });
@@ -39,8 +51,7 @@ export async function badgePhase(wsUrl: string, runnerToken: string, humanToken:
       resolved.push((await withTimeout(down, 10_000, "badge down")) - t1);
       if (thinkMs > 0) await sleep(thinkMs);
     } catch (error) {
-      errors++;
-      log(`badge ${i}: ${(error as Error).message}`);
+      failed(i, error);
     }
   }
   runner.close();
