@@ -46,6 +46,8 @@ export interface RuntimeOptions {
   notifyTimeoutMs?: number;
   /** How long after a recorded attempt the next one goes unrecorded, unless it starts or ends a run of failures (TOLLGATE_NOTIFY_SUCCESS_RECORD_MS); absent: 1 s. */
   notifySuccessRecordMs?: number;
+  /** How long the runtime keeps the notification targets it read before reading them again (TOLLGATE_NOTIFY_TARGETS_KEPT_MS); absent: 1 s. */
+  notifyTargetsKeptMs?: number;
   streamPollMs?: number;
   streamBatchSize?: number;
   /** Deliver every stream batch and fire every schedule twice, as AWS may (at least once). */
@@ -104,6 +106,7 @@ function functionConfig(o: RuntimeOptions, base: string, table: string) {
     ...(o.notifyRetryMs ? { [env.notifyRetryMs]: o.notifyRetryMs.join(",") } : {}),
     ...(o.notifyTimeoutMs !== undefined ? { [env.notifyTimeoutMs]: String(o.notifyTimeoutMs) } : {}),
     ...(o.notifySuccessRecordMs !== undefined ? { [env.notifySuccessRecordMs]: String(o.notifySuccessRecordMs) } : {}),
+    ...(o.notifyTargetsKeptMs !== undefined ? { [env.notifyTargetsKeptMs]: String(o.notifyTargetsKeptMs) } : {}),
     ...(o.oidcIssuers ? { [env.oidcIssuers]: JSON.stringify(o.oidcIssuers) } : {}),
     ...timers,
   });

@@ -32,6 +32,8 @@ export interface NotifyConfig {
   timeoutMs: number;
   /** Within this of the newest attempt on its target's `last_attempts`, another goes there only when it starts or ends a run of failures. */
   successRecordMs: number;
+  /** How long a function instance keeps the targets it read before it reads them again (notify/known-targets.ts); 0 reads at every use. */
+  targetsKeptMs: number;
   /** Local runtime: http to loopback allowed, private addresses allowed. The cloud: https to public addresses only. */
   local: boolean;
 }
@@ -121,6 +123,7 @@ export function readConfig(source: NodeJS.ProcessEnv = process.env): Config {
       retryDelaysMs: delays(source[env.notifyRetryMs]),
       timeoutMs: number(source, env.notifyTimeoutMs, 10_000),
       successRecordMs: number(source, env.notifySuccessRecordMs, SUCCESS_RECORD_INTERVAL_MS),
+      targetsKeptMs: number(source, env.notifyTargetsKeptMs, 1_000),
       local: source[env.notifyLocal] === "true",
     },
   };

@@ -24,6 +24,8 @@ export const env = {
   notifyTimeoutMs: "TOLLGATE_NOTIFY_TIMEOUT_MS",
   /** A successful attempt is written on its target only when the newest one there is older than this (milliseconds), or failed. */
   notifySuccessRecordMs: "TOLLGATE_NOTIFY_SUCCESS_RECORD_MS",
+  /** How long a function instance keeps the notification targets it read (milliseconds); 0: read them at every event and attempt. */
+  notifyTargetsKeptMs: "TOLLGATE_NOTIFY_TARGETS_KEPT_MS",
   /** "true" on the local runtime: plain http to loopback and private addresses are allowed. */
   notifyLocal: "TOLLGATE_NOTIFY_LOCAL",
   /** The standalone approval page's address (approval.html, with `?api=&ws=` when served apart from the API): approval links open it. */

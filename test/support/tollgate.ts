@@ -50,6 +50,8 @@ export async function startTollgate(options: Partial<RuntimeOptions> = {}): Prom
     table: `tollgate-${randomUUID().slice(0, 8)}`,
     jwtSecret: SECRET,
     streamPollMs: 20,
+    // The clock stands still until a test moves it: kept targets would never be read again.
+    notifyTargetsKeptMs: 0,
     log: process.env.TOLLGATE_TEST_LOG ? (line) => console.error(line) : () => undefined,
     ...defaults,
     ...options,

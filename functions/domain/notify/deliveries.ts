@@ -11,6 +11,7 @@ import type { ElicitationItem } from "../items.js";
 import type { Links } from "../links.js";
 import type { AttemptRecord, DeliveryItem, TargetItem, TargetRecord } from "../stores/targets.js";
 import { timerKeys } from "../timers.js";
+import { knownTargets } from "./known-targets.js";
 import { slackBody, webhookBody, type NotificationSubject } from "./payloads.js";
 import { requirePublic } from "./urls.js";
 
@@ -47,6 +48,7 @@ const jittered = (ms: number) => Math.round(ms * (0.8 + Math.random() * 0.4));
 
 export function createDeliveries(ctx: Context, links: Links) {
   const store = ctx.db.targets;
+  const known = knownTargets(store, ctx.now, ctx.config.notify.targetsKeptMs);
 
   async function scheduleAttempt(d: Pick<DeliveryItem, "tenant" | "target_id" | "event_id">, attempt: number, at: number, afterLease?: number) {
     const input = { tenant: d.tenant, target_id: d.target_id, event_id: d.event_id, attempt };
@@ -71,7 +73,7 @@ export function createDeliveries(ctx: Context, links: Links) {
    */
   async function fanOut(subject: NotificationSubject, among?: TargetItem[]): Promise<TargetItem[]> {
     const { tenant } = subject.item;
-    const all = among ?? (await store.list(tenant));
+    const all = among ?? (await known.list(tenant));
     // Slack shows the session's title: read once per event, and only when a Slack target wants it.
     let title: Promise<string | undefined> | undefined;
     const sessionTitle = () => (title ??= ctx.db.sessions.get(tenant, subject.item.session_id).then((s) => s?.title));
@@ -134,16 +136,19 @@ export function createDeliveries(ctx: Context, links: Links) {
   async function record(before: TargetRecord, tenant: string, targetId: string, attempt: AttemptRecord, ok: boolean) {
     if (quiet(before, attempt, ok)) return;
     const target = await store.findRecord(tenant, targetId);
-    if (!target || quiet(target, attempt, ok)) return;
+    if (!target) return;
+    known.learn(tenant, targetId, target);
+    if (quiet(target, attempt, ok)) return;
     const attempts = [attempt, ...(target.last_attempts ?? [])].slice(0, KEPT_ATTEMPTS);
     await store.recordAttempt(tenant, targetId, attempts, ok, attempt.at);
+    known.learn(tenant, targetId, { last_attempts: attempts, failing_since: ok ? undefined : (target.failing_since ?? attempt.at) });
   }
 
   /** One attempt, as its schedule fires it: a second firing of the same attempt finds it claimed and does nothing. */
   async function attempt(tenant: string, targetId: string, eventId: string, n: number): Promise<void> {
     const delivery = await store.findDelivery(tenant, targetId, eventId);
     if (!delivery || delivery.done || delivery.ended >= n) return;
-    const target = await store.findToSend(tenant, targetId);
+    const target = await known.find(tenant, targetId);
     if (!target || target.disabled_reason) {
       if (await store.claimAttempt(delivery, n, ctx.now(), ctx.now())) await store.endAttempt(delivery, n, "failed");
       return;
