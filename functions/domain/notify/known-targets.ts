@@ -20,21 +20,22 @@ interface Reads {
 /** A read kept for `keptMs` after it started; a failed one is not kept. `keptMs` 0 keeps nothing. */
 function keptReads<T>(now: () => number, keptMs: number) {
   const kept = keptMap<{ at: number; value: Promise<T> }>(KEPT);
+  const keep = (key: string, at: number, value: Promise<T>) => {
+    const entry = { at, value };
+    kept.set(key, entry);
+    value.catch(() => kept.get(key) === entry && kept.delete(key));
+    return value;
+  };
   return {
     read(key: string, read: () => Promise<T>): Promise<T> {
       const hit = kept.get(key);
       if (hit && now() - hit.at < keptMs) return hit.value;
-      const value = read();
-      if (keptMs <= 0) return value;
-      const entry = { at: now(), value };
-      kept.set(key, entry);
-      value.catch(() => kept.get(key) === entry && kept.delete(key));
-      return value;
+      return keptMs > 0 ? keep(key, now(), read()) : read();
     },
     /** Change what is kept (while it is kept), without reading again. */
     amend(key: string, change: (value: T) => T) {
       const hit = kept.get(key);
-      if (hit) kept.set(key, { at: hit.at, value: hit.value.then(change) });
+      if (hit) keep(key, hit.at, hit.value.then(change));
     },
   };
 }
