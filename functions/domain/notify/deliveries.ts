@@ -135,7 +135,7 @@ export function createDeliveries(ctx: Context, links: Links) {
    */
   async function record(before: TargetRecord, tenant: string, targetId: string, attempt: AttemptRecord, ok: boolean) {
     if (quiet(before, attempt, ok)) return;
-    const target = await store.findRecord(tenant, targetId);
+    const target = await store.findEventually(tenant, targetId);
     if (!target) return;
     known.learn(tenant, targetId, target);
     if (quiet(target, attempt, ok)) return;

@@ -14,7 +14,7 @@ const KEPT = 1_000;
 
 interface Reads {
   list(tenant: string): Promise<TargetItem[]>;
-  findToSend(tenant: string, targetId: string): Promise<TargetItem | undefined>;
+  findEventually(tenant: string, targetId: string): Promise<TargetItem | undefined>;
 }
 
 /** A read kept for `keptMs` after it started; a failed one is not kept. `keptMs` 0 keeps nothing. */
@@ -48,7 +48,7 @@ export function knownTargets(store: Reads, now: () => number, keptMs: number) {
     /** Every target of the tenant, as an event's fan-out needs them. */
     list: (tenant: string) => lists.read(tenant, () => store.list(tenant)),
     /** One target, as an attempt sends with it. */
-    find: (tenant: string, targetId: string) => targets.read(key(tenant, targetId), () => store.findToSend(tenant, targetId)),
+    find: (tenant: string, targetId: string) => targets.read(key(tenant, targetId), () => store.findEventually(tenant, targetId)),
     /** What this instance has since read or written of the target's attempts, so its next attempts decide from that. */
     learn(tenant: string, targetId: string, record: TargetRecord) {
       targets.amend(key(tenant, targetId), (target) => target && { ...target, last_attempts: record.last_attempts, failing_since: record.failing_since });

@@ -64,16 +64,12 @@ export function targetStore(table: Table) {
   return {
     find: (tenant: string, targetId: string) => table.get<TargetItem>(keys.target(tenant, targetId)),
     /**
-     * The target as an attempt reads it before sending, as every attempt of a busy target does:
-     * eventually consistent (half a read unit), so a change of the last moment (a PUT, a rotation, a
-     * removal) may reach only the attempts after this one, as if this one had started a moment sooner.
+     * The target read eventually consistent (half a read unit), as every attempt of a busy target reads
+     * it: before sending (a change of the last moment, a PUT, a rotation, a removal, may reach only the
+     * attempts after this one, as if this one had started a moment sooner) and again before deciding
+     * whether to record (a record missed by a moment costs one write at most).
      */
-    findToSend: (tenant: string, targetId: string) => table.get<TargetItem>(keys.target(tenant, targetId), { consistent: false }),
-    /**
-     * The target's record of its attempts, read again just before an attempt decides whether to record:
-     * eventually consistent (half a read unit), as a record missed by a moment costs one write at most.
-     */
-    findRecord: (tenant: string, targetId: string) => table.get<TargetRecord>(keys.target(tenant, targetId), { consistent: false }),
+    findEventually: (tenant: string, targetId: string) => table.get<TargetItem>(keys.target(tenant, targetId), { consistent: false }),
     list: (tenant: string) => table.queryAll<TargetItem>({ KeyConditionExpression: "pk = :pk", ExpressionAttributeValues: { ":pk": keys.targets(tenant) } }),
     /**
      * Create or change a target; a change keeps its secret and enables it again. Undefined when the
