@@ -31,8 +31,8 @@ export const config = {
   phases: (process.env.BENCH_PHASES ?? "floor,roundtrip,badge,load,notify,cost,coldstart").split(","),
   /** Elicitations the cost phase meters, one at a time. */
   costElicitations: int("BENCH_COST_ELICITATIONS", 200),
-  /** Fresh processes per function in the cold start phase (the median is reported). */
-  coldStartRepeats: int("BENCH_COLD_START_REPEATS", 3),
+  /** Fresh processes per function in the cold start phase, run round by round (the median is reported). */
+  coldStartRepeats: int("BENCH_COLD_START_REPEATS", 9),
   /** Functions whose cold start is measured (comma-separated catalog names); all when unset. */
   coldStartFunctions: process.env.BENCH_COLD_START_FUNCTIONS?.split(","),
   /** Minutes a runner's socket stays open while its human decides: the one input of the cost model not measured here. */

@@ -143,8 +143,8 @@ function coldStartLines(c: Record<string, any>): string[] {
   return [
     "",
     `cold start (bundle KiB, init ms + first event ms, median of ${c.repeats}):`,
-    ...Object.entries(c.functions as Record<string, any>).map(([name, f]) => `  ${name.padEnd(20)} ${String(f.bundleKiB).padStart(8)} KiB  ${f.initMs} + ${f.firstEventMs} = ${f.coldMs} ms`),
-    `  verdict ${c.verdictVsClientsOnly}x, park ${c.parkVsClientsOnly}x the clients-only bundle`,
+    ...Object.entries(c.functions as Record<string, any>).map(([name, f]) => `  ${name.padEnd(26)} ${String(f.bundleKiB).padStart(8)} KiB  ${f.initMs} + ${f.firstEventMs} = ${f.coldMs} ms`),
+    `  verdict ${c.verdictVsClientsOnly}x, park ${c.parkVsClientsOnly}x their clients-only twins`,
   ];
 }
 

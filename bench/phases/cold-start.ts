@@ -1,15 +1,16 @@
 /**
  * Cold starts: every function bundled as the stack bundles it (esbuild, ESM, minified, the AWS SDK
  * inside, infra/tollgate-function.ts), then for each a fresh Node process imports the bundle and
- * handles one event (coldstart/events.ts). Beside them, bundles that hold only the AWS clients the
- * verdict and park functions use, built the same way, so their own share of a cold start shows.
+ * handles one event (coldstart/events.ts). Beside the verdict and the park, a twin of each that holds
+ * only the AWS clients that function uses (as the catalog says), built the same way, so the clients'
+ * own share of a cold start shows.
  */
 import { execFile } from "node:child_process";
 import { mkdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { build } from "esbuild";
-import { functions, type FunctionName } from "../../functions/catalog.js";
+import { functions, type FunctionName, type FunctionSpec } from "../../functions/catalog.js";
 import { root } from "../../local/lambda.js";
 import { mintToken } from "../../local/tokens.js";
 import { log, SECRET } from "../config.js";
@@ -19,14 +20,45 @@ import { hundredths } from "../stats.js";
 const run = promisify(execFile);
 const banner = "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
 
-/** A handler holding only DynamoDB (with the document client) and `@connections`, doing one GetItem on its event. */
-const clientsOnly = `import { ApiGatewayManagementApiClient } from "@aws-sdk/client-apigatewaymanagementapi";
-import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { DynamoDBDocumentClient, GetCommand } from "@aws-sdk/lib-dynamodb";
-const db = DynamoDBDocumentClient.from(new DynamoDBClient({}));
-const push = new ApiGatewayManagementApiClient({ endpoint: process.env.TOLLGATE_CONNECTIONS_URL });
-export const handler = async () => ({ statusCode: (await db.send(new GetCommand({ TableName: process.env.TOLLGATE_TABLE, Key: { pk: "cold", sk: "cold" } }))).Item ? 200 : 404, push: typeof push.send });
-`;
+/** The functions with a cold start goal, against a bundle of only the AWS clients each uses. */
+const goals = { verdict: "httpPostEvent", park: "wsElicit" } as const satisfies Record<string, FunctionName>;
+
+/** The AWS SDK clients a function's code uses, read from what the catalog lets it call. */
+function clientsOf(spec: FunctionSpec) {
+  return {
+    dynamodb: spec.table.length > 0,
+    connections: Boolean(spec.connections || spec.closesConnections),
+    scheduler: Boolean(spec.scheduler?.length),
+    secrets: Boolean(spec.verifiesTokens || spec.signsLinks),
+  };
+}
+
+const used = (spec: FunctionSpec) =>
+  Object.entries(clientsOf(spec))
+    .filter(([, uses]) => uses)
+    .map(([client]) => client);
+
+/** A handler that builds those clients and nothing else, and makes one GetItem on its event, as the function's first call. */
+function clientsOnlyEntry(spec: FunctionSpec): string {
+  const uses = clientsOf(spec);
+  const lines = [
+    `import { DynamoDBClient } from "@aws-sdk/client-dynamodb";`,
+    `import { DynamoDBDocumentClient, GetCommand } from "@aws-sdk/lib-dynamodb";`,
+    `const db = DynamoDBDocumentClient.from(new DynamoDBClient({}));`,
+    `const built = [db];`,
+  ];
+  if (uses.connections)
+    lines.push(
+      `import { ApiGatewayManagementApiClient } from "@aws-sdk/client-apigatewaymanagementapi";`,
+      `built.push(new ApiGatewayManagementApiClient({ endpoint: process.env.TOLLGATE_CONNECTIONS_URL }));`,
+    );
+  if (uses.scheduler) lines.push(`import { SchedulerClient } from "@aws-sdk/client-scheduler";`, `built.push(new SchedulerClient({}));`);
+  if (uses.secrets) lines.push(`import { SecretsManagerClient } from "@aws-sdk/client-secrets-manager";`, `built.push(new SecretsManagerClient({}));`);
+  lines.push(
+    `export const handler = async () => ({ statusCode: (await db.send(new GetCommand({ TableName: process.env.TOLLGATE_TABLE, Key: { pk: "cold", sk: "cold" } }))).Item ? 200 : 404, clients: built.length });`,
+  );
+  return `${lines.join("\n")}\n`;
+}
 
 async function bundle(entry: string, dir: string): Promise<{ file: string; bytes: number }> {
   const file = join(dir, "index.mjs");
@@ -59,6 +91,9 @@ async function coldStart(file: string, event: unknown, env: NodeJS.ProcessEnv): 
   return JSON.parse(stdout.trim().split("\n").pop()!) as Start;
 }
 
+/** The row of a function's clients-only twin. */
+export const twinOf = (name: FunctionName) => `${name}ClientsOnly`;
+
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /** `env`: the functions' environment (table, endpoints, secret) pointing at a running DynamoDB Local. */
@@ -67,31 +102,37 @@ export async function coldStartPhase(work: string, env: NodeJS.ProcessEnv, repea
   const entries: [string, string, unknown][] = Object.entries(functions)
     .filter(([name]) => !only || only.includes(name))
     .map(([name, spec]) => [name, join(root, spec.entry), coldEvent(spec, token)]);
-  mkdirSync(join(work, "clients-only"), { recursive: true });
-  writeFileSync(join(work, "clients-only", "entry.mjs"), clientsOnly);
-  entries.push(["clientsOnly", join(work, "clients-only", "entry.mjs"), {}]);
+  for (const name of Object.values(goals).filter((n) => !only || only.includes(n))) {
+    const dir = join(work, "clients-only", name);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, "entry.mjs"), clientsOnlyEntry(functions[name]));
+    entries.push([twinOf(name), join(dir, "entry.mjs"), {}]);
+  }
   log(`cold start: bundling ${entries.length} functions, then ${repeats} fresh processes each`);
   const bundles = await Promise.all(entries.map(([name, entry]) => bundle(entry, join(work, "bundles", name))));
+  // Round by round, each function once a round: a slow stretch of the machine then falls on every
+  // function alike instead of on whichever ran during it.
+  const starts: Start[][] = entries.map(() => []);
+  for (let r = 0; r < repeats; r++) for (const [i, [, , event]] of entries.entries()) starts[i].push(await coldStart(bundles[i].file, event, env));
   const rows: Record<string, { bundleKiB: number; initMs: number; firstEventMs: number; coldMs: number; outcome: string | number }> = {};
-  for (const [i, [name, , event]] of entries.entries()) {
-    const starts: Start[] = [];
-    for (let r = 0; r < repeats; r++) starts.push(await coldStart(bundles[i].file, event, env));
-    const init = median(starts.map((s) => s.importMs));
-    const first = median(starts.map((s) => s.firstEventMs));
+  for (const [i, [name]] of entries.entries()) {
+    const init = median(starts[i].map((s) => s.importMs));
+    const first = median(starts[i].map((s) => s.firstEventMs));
     rows[name] = {
       bundleKiB: hundredths(bundles[i].bytes / 1024),
       initMs: hundredths(init),
       firstEventMs: hundredths(first),
-      coldMs: hundredths(median(starts.map((s) => s.importMs + s.firstEventMs))),
-      outcome: starts[0].outcome,
+      coldMs: hundredths(median(starts[i].map((s) => s.importMs + s.firstEventMs))),
+      outcome: starts[i][0].outcome,
     };
   }
-  const vs = (name: FunctionName) => (rows[name] ? hundredths(rows[name].coldMs / rows.clientsOnly.coldMs) : undefined);
+  const vs = (name: FunctionName) => (rows[name] ? hundredths(rows[name].coldMs / rows[twinOf(name)].coldMs) : undefined);
   return {
     functions: rows,
     repeats,
-    verdictVsClientsOnly: vs("httpPostEvent"),
-    parkVsClientsOnly: vs("wsElicit"),
-    note: "median of fresh Node processes, each importing one bundle (initMs) and handling one event (firstEventMs, its first DynamoDB call included); coldMs is their sum. The bundles are built as the stack builds them, with target node20 for this machine's Node",
+    clientsOnly: Object.fromEntries(Object.values(goals).map((name) => [twinOf(name), used(functions[name])])),
+    verdictVsClientsOnly: vs(goals.verdict),
+    parkVsClientsOnly: vs(goals.park),
+    note: "median of fresh Node processes, each importing one bundle (initMs) and handling one event (firstEventMs, its first DynamoDB call included); coldMs is their sum; a function's twin (<name>ClientsOnly) builds only the clients in clientsOnly and makes one GetItem. The processes run round by round, each bundle once a round. The bundles are built as the stack builds them, with target node20 for this machine's Node",
   };
 }
