@@ -24,6 +24,16 @@ const resolvedEvents = new Map();
 /** Prompts whose card was put on screen while the tab was in front: the human has seen them, no notification needed. */
 const seenOnScreen = new Set();
 let detailSeq = 0;
+/** How many recent resolutions and seen prompts the inbox remembers. */
+const REMEMBERED = 500;
+
+/** Forgets the oldest entries past `max` (a Set and a Map both iterate in insertion order). @param {Set<string> | Map<string, unknown>} kept @param {number} max */
+function forgetOldest(kept, max) {
+  for (const key of kept.keys()) {
+    if (kept.size <= max) return;
+    kept.delete(key);
+  }
+}
 
 const $ = byId;
 /** @param {{created_at?: string}} a @param {{created_at?: string}} b */
@@ -61,7 +71,7 @@ function mount(card) {
   const list = document.getElementById("cards");
   if (!list || card.el.isConnected) return;
   if (document.visibilityState === "visible") seenOnScreen.add(card.id);
-  if (seenOnScreen.size > 500) seenOnScreen.delete(seenOnScreen.values().next().value);
+  forgetOldest(seenOnScreen, REMEMBERED);
   list.querySelector(".none")?.remove();
   const later = [...cards.values()].find((c) => c.el.isConnected && byCreated(c.event, card.event) > 0);
   list.insertBefore(h("li", {}, card.el), later ? later.el.parentElement : null);
@@ -153,8 +163,7 @@ async function onEvent(ev) {
     if (news) notifyPrompt(ev, label(ev.session_id)).catch((e) => console.warn("tollgate: no notification", e));
   } else if (ev.type === "response.elicitation_resolved") {
     resolvedEvents.set(ev.elicitation_id, ev);
-    const oldest = resolvedEvents.keys().next().value;
-    if (resolvedEvents.size > 500 && oldest !== undefined) resolvedEvents.delete(oldest);
+    forgetOldest(resolvedEvents, REMEMBERED);
     cards.get(ev.elicitation_id)?.resolve(ev);
     withdrawPrompt(ev.elicitation_id).catch(() => {});
     if (view.selected && within(ev.session_id, view.selected)) refreshDecisions();
