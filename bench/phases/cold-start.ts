@@ -24,39 +24,38 @@ const banner = "import { createRequire } from 'module'; const require = createRe
 const goals = { verdict: "httpPostEvent", park: "wsElicit" } as const satisfies Record<string, FunctionName>;
 
 /** The AWS SDK clients a function's code uses, read from what the catalog lets it call. */
-function clientsOf(spec: FunctionSpec) {
-  return {
+function clientsOf(spec: FunctionSpec): string[] {
+  const uses = {
     dynamodb: spec.table.length > 0,
     connections: Boolean(spec.connections || spec.closesConnections),
     scheduler: Boolean(spec.scheduler?.length),
     secrets: Boolean(spec.verifiesTokens || spec.signsLinks),
   };
+  return Object.entries(uses)
+    .filter(([, used]) => used)
+    .map(([client]) => client);
 }
 
-const used = (spec: FunctionSpec) =>
-  Object.entries(clientsOf(spec))
-    .filter(([, uses]) => uses)
-    .map(([client]) => client);
+/** How a twin imports and builds each client besides DynamoDB, which every twin builds for its GetItem. */
+const clientCode: Record<string, string[]> = {
+  connections: [
+    `import { ApiGatewayManagementApiClient } from "@aws-sdk/client-apigatewaymanagementapi";`,
+    `built.push(new ApiGatewayManagementApiClient({ endpoint: process.env.TOLLGATE_CONNECTIONS_URL }));`,
+  ],
+  scheduler: [`import { SchedulerClient } from "@aws-sdk/client-scheduler";`, `built.push(new SchedulerClient({}));`],
+  secrets: [`import { SecretsManagerClient } from "@aws-sdk/client-secrets-manager";`, `built.push(new SecretsManagerClient({}));`],
+};
 
 /** A handler that builds those clients and nothing else, and makes one GetItem on its event, as the function's first call. */
 function clientsOnlyEntry(spec: FunctionSpec): string {
-  const uses = clientsOf(spec);
   const lines = [
     `import { DynamoDBClient } from "@aws-sdk/client-dynamodb";`,
     `import { DynamoDBDocumentClient, GetCommand } from "@aws-sdk/lib-dynamodb";`,
     `const db = DynamoDBDocumentClient.from(new DynamoDBClient({}));`,
     `const built = [db];`,
-  ];
-  if (uses.connections)
-    lines.push(
-      `import { ApiGatewayManagementApiClient } from "@aws-sdk/client-apigatewaymanagementapi";`,
-      `built.push(new ApiGatewayManagementApiClient({ endpoint: process.env.TOLLGATE_CONNECTIONS_URL }));`,
-    );
-  if (uses.scheduler) lines.push(`import { SchedulerClient } from "@aws-sdk/client-scheduler";`, `built.push(new SchedulerClient({}));`);
-  if (uses.secrets) lines.push(`import { SecretsManagerClient } from "@aws-sdk/client-secrets-manager";`, `built.push(new SecretsManagerClient({}));`);
-  lines.push(
+    ...clientsOf(spec).flatMap((client) => clientCode[client] ?? []),
     `export const handler = async () => ({ statusCode: (await db.send(new GetCommand({ TableName: process.env.TOLLGATE_TABLE, Key: { pk: "cold", sk: "cold" } }))).Item ? 200 : 404, clients: built.length });`,
-  );
+  ];
   return `${lines.join("\n")}\n`;
 }
 
@@ -92,7 +91,7 @@ async function coldStart(file: string, event: unknown, env: NodeJS.ProcessEnv): 
 }
 
 /** The row of a function's clients-only twin. */
-export const twinOf = (name: FunctionName) => `${name}ClientsOnly`;
+const twinOf = (name: FunctionName) => `${name}ClientsOnly`;
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
@@ -130,7 +129,7 @@ export async function coldStartPhase(work: string, env: NodeJS.ProcessEnv, repea
   return {
     functions: rows,
     repeats,
-    clientsOnly: Object.fromEntries(Object.values(goals).map((name) => [twinOf(name), used(functions[name])])),
+    clientsOnly: Object.fromEntries(Object.values(goals).map((name) => [twinOf(name), clientsOf(functions[name])])),
     verdictVsClientsOnly: vs(goals.verdict),
     parkVsClientsOnly: vs(goals.park),
     note: "median of fresh Node processes, each importing one bundle (initMs) and handling one event (firstEventMs, its first DynamoDB call included); coldMs is their sum; a function's twin (<name>ClientsOnly) builds only the clients in clientsOnly and makes one GetItem. The processes run round by round, each bundle once a round. The bundles are built as the stack builds them, with target node20 for this machine's Node",
