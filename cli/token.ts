@@ -5,6 +5,7 @@
 import { Option, type Command } from "commander";
 import { env } from "../functions/shared/env.js";
 import { Claims, Role } from "../functions/shared/schemas.js";
+import * as z from "../functions/shared/zod.js";
 import { DEV_SECRET, mintToken } from "../local/tokens.js";
 import { clientCredentials } from "../sdk/client-credentials.js";
 import { CliError, EXIT, usageError } from "./exit.js";
@@ -38,7 +39,7 @@ async function fromIssuer(o: TokenOptions & { issuer: string }): Promise<string>
 async function minted(o: TokenOptions, json: boolean): Promise<void> {
   if (!o.role) throw usageError("--role is required (or --issuer to fetch a machine token)");
   const claims = { sub: o.sub ?? `dev-${o.role}`, tenant: o.tenant, role: o.role };
-  const checked = Claims.omit({ exp: true }).safeParse(claims);
+  const checked = z.omit(Claims, { exp: true }).safeParse(claims);
   if (!checked.success) throw usageError(`--${String(checked.error.issues[0].path[0])}: ${checked.error.issues[0].message}`);
   const ttl = wholeNumber(o.ttl, "--ttl", 1, 10 * 365 * 86_400);
   const token = await mintToken(o.secret || DEV_SECRET, claims, ttl);

@@ -1,5 +1,5 @@
 /** Checks a verdict's `content` against what the elicitation asked for (MCP form and URL modes). */
-import * as z from "zod";
+import * as z from "../shared/zod.js";
 import { badRequest } from "../shared/errors.js";
 import { LIMITS, type ElicitationParams, type SchemaProperty } from "../shared/schemas.js";
 
@@ -24,32 +24,31 @@ const choiceOf = (values: string[]) => {
   return z.enum(values as [string, ...string[]], { error: `must be one of ${which}` });
 };
 
-function propertySchema(property: SchemaProperty): z.ZodType {
+function propertySchema(property: SchemaProperty): z.core.$ZodType {
   switch (property.type) {
     case "boolean":
       return z.boolean();
     case "number":
     case "integer": {
-      let schema = property.type === "integer" ? z.number().int() : z.number();
-      if (property.minimum !== undefined) schema = schema.min(property.minimum);
-      if (property.maximum !== undefined) schema = schema.max(property.maximum);
-      return schema;
+      const bounds = [...(property.minimum === undefined ? [] : [z.minimum(property.minimum)]), ...(property.maximum === undefined ? [] : [z.maximum(property.maximum)])];
+      return (property.type === "integer" ? z.int() : z.number()).check(...bounds);
     }
     case "string": {
       const choices = choicesOf(property);
       if (choices) return choiceOf(choices);
-      let schema = property.format ? FORMATS[property.format] : z.string();
-      schema = schema.max(LIMITS.textLength);
-      if (property.minLength !== undefined) schema = schema.min(property.minLength);
-      if (property.maxLength !== undefined) schema = schema.max(property.maxLength);
-      return schema;
+      const lengths = [
+        z.maxLength(LIMITS.textLength),
+        ...(property.minLength === undefined ? [] : [z.minLength(property.minLength)]),
+        ...(property.maxLength === undefined ? [] : [z.maxLength(property.maxLength)]),
+      ];
+      return (property.format ? FORMATS[property.format] : z.string()).check(...lengths);
     }
-    case "array": {
-      let schema = z.array(choiceOf(choicesOf(property) ?? [])).refine((picked) => new Set(picked).size === picked.length, "must not pick a choice twice");
-      if (property.minItems !== undefined) schema = schema.min(property.minItems, `must pick at least ${property.minItems}`);
-      if (property.maxItems !== undefined) schema = schema.max(property.maxItems, `must pick at most ${property.maxItems}`);
-      return schema;
-    }
+    case "array":
+      return z.array(choiceOf(choicesOf(property) ?? [])).check(
+        z.refine((picked) => new Set(picked).size === picked.length, "must not pick a choice twice"),
+        ...(property.minItems === undefined ? [] : [z.minLength(property.minItems, `must pick at least ${property.minItems}`)]),
+        ...(property.maxItems === undefined ? [] : [z.maxLength(property.maxItems, `must pick at most ${property.maxItems}`)]),
+      );
   }
 }
 
@@ -64,10 +63,10 @@ export function checkContent(params: ElicitationParams, content: Record<string, 
   const shape = Object.fromEntries(
     Object.entries(schema.properties).map(([name, property]) => {
       const field = propertySchema(property);
-      return [name, required.has(name) ? field : field.optional()];
+      return [name, required.has(name) ? field : z.optional(field)];
     }),
   );
-  const result = z.strictObject(shape).safeParse(content);
+  const result = z.safeParse(z.strictObject(shape), content);
   if (!result.success) {
     const issue = result.error.issues[0];
     const [where, what] = issue.code === "unrecognized_keys" ? [issue.keys.join(", "), "not a field of the form"] : [issue.path.join("."), issue.message];

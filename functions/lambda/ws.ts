@@ -7,7 +7,7 @@
  * and the connection closed, so a socket never acts for longer than its token.
  */
 import type { APIGatewayProxyResultV2 } from "aws-lambda";
-import * as z from "zod";
+import * as z from "../shared/zod.js";
 import type { Caller, Connection } from "../shared/caller.js";
 import { servicesOf, type Services } from "./services.js";
 import { ProtocolError, errorBody, failureSummary } from "../shared/errors.js";
@@ -29,9 +29,9 @@ export interface WsRequest<F> {
   frame: F;
 }
 
-const AuthorizerContext = z.object({ sub: z.string().min(1), tenant: Id, role: Role });
+const AuthorizerContext = z.object({ sub: z.string().check(z.minLength(1)), tenant: Id, role: Role });
 /** API Gateway passes context values as strings, numbers or booleans: `exp` may come as either. */
-const Expiry = z.object({ exp: z.coerce.number().finite().optional() });
+const Expiry = z.object({ exp: z.optional(z.coerce.number()) });
 
 export function callerOf(event: WsEvent): Caller {
   const parsed = AuthorizerContext.safeParse(event.requestContext.authorizer ?? {});
@@ -67,7 +67,7 @@ async function hangUpExpired(services: Services, connectionId: string, ref: unkn
   return { statusCode: 200 };
 }
 
-export function wsHandler<S extends z.ZodType>(schema: S, handle: (request: WsRequest<z.infer<S>>, services: Services) => Promise<object | undefined>) {
+export function wsHandler<S extends z.core.$ZodType>(schema: S, handle: (request: WsRequest<z.infer<S>>, services: Services) => Promise<object | undefined>) {
   return async (event: WsEvent, context?: unknown): Promise<APIGatewayProxyResultV2> => {
     let ref: unknown;
     try {

@@ -6,7 +6,7 @@
  */
 import { createHmac } from "node:crypto";
 import { SignJWT, jwtVerify } from "jose";
-import * as z from "zod";
+import * as z from "./zod.js";
 import { ProtocolError } from "./errors.js";
 import { Id } from "./schemas.js";
 
@@ -19,9 +19,9 @@ export const LinkGrant = z.object({
   tenant: Id,
   elicitation_id: Id,
   /** Whom the link was made for: `target:<id>` for a notification target's, else who shared it or for whom. */
-  sub: z.string().min(1).max(256),
+  sub: z.string().check(z.minLength(1), z.maxLength(256)),
   /** Seconds since the epoch: the elicitation's deadline. */
-  exp: z.number().int(),
+  exp: z.int(),
 });
 export type LinkGrant = z.infer<typeof LinkGrant>;
 

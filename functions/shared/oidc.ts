@@ -5,7 +5,7 @@
  * unknown `kid` (at most once per cooldown); an issuer whose keys cannot be had fails closed.
  */
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from "jose";
-import * as z from "zod";
+import * as z from "./zod.js";
 import { ProtocolError } from "./errors.js";
 import { logger } from "./logger.js";
 import { Id, Role, type Claims } from "./schemas.js";
@@ -14,32 +14,33 @@ import { Id, Role, type Claims } from "./schemas.js";
 const Algorithm = z.enum(["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"]);
 
 /** One claim name, or several whose values are pooled (Cognito: people's `cognito:groups`, machines' `scope`). */
-const ClaimNames = z.union([z.string().min(1), z.array(z.string().min(1)).min(1).max(5)]);
+const Name = z.string().check(z.minLength(1));
+const ClaimNames = z.union([Name, z.array(Name).check(z.minLength(1), z.maxLength(5))]);
 const RoleMapping = z.union([
   z.strictObject({ value: Role }),
   /** The claim holds a role name, or (with `map`) values such as groups or scopes; the first entry of `map` the claims hold wins. */
-  z.strictObject({ claim: ClaimNames, map: z.record(z.string(), Role).optional() }),
+  z.strictObject({ claim: ClaimNames, map: z.optional(z.record(z.string(), Role)) }),
 ]);
 
 export const IssuerConfig = z.strictObject({
   issuer: z.url(),
-  audience: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]),
+  audience: z.union([Name, z.array(Name).check(z.minLength(1))]),
   /** Pinned; absent: the asymmetric algorithms of the discovery document's `id_token_signing_alg_values_supported`. */
-  algorithms: z.array(Algorithm).min(1).optional(),
+  algorithms: z.optional(z.array(Algorithm).check(z.minLength(1))),
   /** Skips discovery when given. */
-  jwks_uri: z.url().optional(),
-  tenant: z.union([z.strictObject({ value: Id }), z.strictObject({ claim: z.string().min(1) })]),
+  jwks_uri: z.optional(z.url()),
+  tenant: z.union([z.strictObject({ value: Id }), z.strictObject({ claim: Name })]),
   role: RoleMapping,
-  sub_claim: z.string().min(1).default("sub"),
+  sub_claim: z._default(Name, "sub"),
   /** The claim that must name the audience: `aud` (default), or `client_id` for access tokens that carry no `aud` (Cognito's). */
-  audience_claim: z.enum(["aud", "client_id"]).default("aud"),
-  clock_tolerance_seconds: z.number().int().min(0).max(300).default(30),
+  audience_claim: z._default(z.enum(["aud", "client_id"]), "aud"),
+  clock_tolerance_seconds: z._default(z.int().check(z.minimum(0), z.maximum(300)), 30),
   /** How soon an unknown `kid` may fetch the JWKS again. */
-  jwks_cooldown_seconds: z.number().min(0).max(3_600).default(30),
-  timeout_ms: z.number().int().min(100).max(30_000).default(5_000),
+  jwks_cooldown_seconds: z._default(z.number().check(z.minimum(0), z.maximum(3_600)), 30),
+  timeout_ms: z._default(z.int().check(z.minimum(100), z.maximum(30_000)), 5_000),
 });
 export type IssuerConfig = z.infer<typeof IssuerConfig>;
-export const IssuerConfigs = z.array(IssuerConfig).max(10);
+export const IssuerConfigs = z.array(IssuerConfig).check(z.maxLength(10));
 
 /** Parses `TOLLGATE_OIDC_ISSUERS` (a JSON array); a malformed one stops the function at start, loudly. */
 export function parseIssuers(raw: string | undefined): IssuerConfig[] {
@@ -73,7 +74,7 @@ async function discover(config: IssuerConfig): Promise<{ jwks_uri: string; algor
   const url = `${config.issuer.replace(/\/$/, "")}/.well-known/openid-configuration`;
   const response = await fetch(url, { signal: AbortSignal.timeout(config.timeout_ms) });
   if (!response.ok) throw new Error(`discovery answered ${response.status}`);
-  const document = z.object({ issuer: z.string(), jwks_uri: z.url(), id_token_signing_alg_values_supported: z.array(z.string()).optional() }).parse(await response.json());
+  const document = z.object({ issuer: z.string(), jwks_uri: z.url(), id_token_signing_alg_values_supported: z.optional(z.array(z.string())) }).parse(await response.json());
   if (document.issuer !== config.issuer) throw new Error(`discovery names issuer ${document.issuer}`);
   const offered = (document.id_token_signing_alg_values_supported ?? ["RS256"]).filter((alg) => Algorithm.safeParse(alg).success);
   return { jwks_uri: config.jwks_uri ?? document.jwks_uri, algorithms: config.algorithms ?? offered };

@@ -4,7 +4,7 @@
  * the catalog's routes. `GET /openapi.json` serves it; `npm run openapi` writes docs/openapi.json.
  * The WebSocket frames are JSON Schemas among the components, named in `x-websocket` (docs/api.md says why).
  */
-import * as z from "zod";
+import * as z from "./zod.js";
 import { permissions, type Operation as Permission } from "./permissions.js";
 import { functions, type FunctionName } from "../catalog.js";
 import { errorStatus, type ErrorCode } from "./errors.js";
@@ -65,7 +65,7 @@ const components = {
   PongFrame: replies.PongFrame,
   ErrorFrame: replies.ErrorFrame,
   ServerFrame: replies.ServerFrame,
-} satisfies Record<string, z.ZodType>;
+} satisfies Record<string, z.core.$ZodType>;
 type Component = keyof typeof components;
 
 interface Operation {
@@ -73,7 +73,7 @@ interface Operation {
   /** The permissions (permissions.ts) the call needs: its roles follow from them. */
   needs?: Permission[];
   body?: Component;
-  query?: z.ZodObject;
+  query?: z.ZodMiniObject;
   /** Success status -> reply body. */
   replies: Record<number, { description: string; schema?: Component | Component[]; jsonl?: Component }>;
   errors?: ErrorCode[];
@@ -215,10 +215,10 @@ function componentSchemas(): Record<string, object> {
   return Object.fromEntries(Object.entries(out.schemas).map(([id, { $id: _id, $schema: _schema, ...schema }]) => [id, schema]));
 }
 
-function parameters(path: string, query?: z.ZodObject) {
+function parameters(path: string, query?: z.ZodMiniObject) {
   const inPath = [...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({ name, in: "path", required: true, schema: ref("Id") }));
   const inQuery = Object.entries(query?.shape ?? {}).map(([name, schema]) => {
-    const { $schema: _schema, ...s } = z.toJSONSchema(schema as z.ZodType, { io: "input" });
+    const { $schema: _schema, ...s } = z.toJSONSchema(schema as z.core.$ZodType, { io: "input" });
     return { name, in: "query", required: false, schema: s };
   });
   return [...inPath, ...inQuery];

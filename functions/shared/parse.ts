@@ -1,9 +1,9 @@
 /** Zod parsing that turns a failure into `bad_request` (docs/protocol.md "Errors") with a readable message. */
-import type { z } from "zod";
+import * as z from "./zod.js";
 import { badRequest } from "./errors.js";
 
-export function parse<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
-  const result = schema.safeParse(value);
+export function parse<S extends z.core.$ZodType>(schema: S, value: unknown): z.infer<S> {
+  const result = z.safeParse(schema, value);
   if (result.success) return result.data;
   const issue = result.error.issues[0];
   const where = issue.path.length > 0 ? `${issue.path.join(".")}: ` : "";

@@ -4,22 +4,22 @@
  * from these and from the request schemas in schemas.ts; test/openapi.test.ts checks real replies
  * against it, so a reply that drifts from them fails there.
  */
-import * as z from "zod";
+import * as z from "./zod.js";
 import { errorStatus } from "./errors.js";
 import { ElicitationParams, Id, VerdictAction, VerdictMessage, Via } from "./schemas.js";
 
 const Timestamp = z.iso.datetime();
-const Ref = z.union([z.string().max(128), z.number()]).optional();
-const Count = z.number().int().min(0);
+const Ref = z.optional(z.union([z.string().check(z.maxLength(128)), z.number()]));
+const Count = z.int().check(z.minimum(0));
 
 export const Reason = z.enum(["answered", "timeout", "cancelled", "runner_gone"]);
 export const VerdictContent = z.record(z.string(), z.unknown());
 
 export const Verdict = z.strictObject({
   action: VerdictAction,
-  content: VerdictContent.optional(),
+  content: z.optional(VerdictContent),
   /** What the human said with it. */
-  message: VerdictMessage.optional(),
+  message: z.optional(VerdictMessage),
   reason: Reason,
   resolved_by: z.string(),
   resolved_at: Timestamp,
@@ -38,7 +38,7 @@ export const ResolvedEventRecord = z.strictObject({
   elicitation_id: Id,
   session_id: Id,
   action: VerdictAction,
-  message: VerdictMessage.optional(),
+  message: z.optional(VerdictMessage),
   reason: Reason,
   resolved_by: z.string(),
   resolved_at: Timestamp,
@@ -50,14 +50,14 @@ export const Health = z.strictObject({ ok: z.literal(true) });
 
 export const SessionSummary = z.strictObject({
   session_id: Id,
-  parent_session_id: Id.nullable(),
-  title: z.string().nullable(),
+  parent_session_id: z.nullable(Id),
+  title: z.nullable(z.string()),
   pending_elicitations_count: Count,
   awaiting_approval: z.boolean(),
   /** null for an id that `?ids=` asked about and that does not exist. */
-  updated_at: Timestamp.nullable(),
+  updated_at: z.nullable(Timestamp),
 });
-export const SessionPage = z.strictObject({ sessions: z.array(SessionSummary), next_cursor: z.string().nullable() });
+export const SessionPage = z.strictObject({ sessions: z.array(SessionSummary), next_cursor: z.nullable(z.string()) });
 export const SessionSnapshot = z.strictObject({
   ...SessionSummary.shape,
   pending_elicitations: z.array(RequestEventRecord),
@@ -69,7 +69,7 @@ export const PeekItems = z.strictObject({
       type: z.literal("pending_elicitation"),
       elicitation_id: Id,
       prompt: z.string(),
-      fields: z.array(z.string()).min(1).optional(),
+      fields: z.optional(z.array(z.string()).check(z.minLength(1))),
     }),
   ),
 });
@@ -80,12 +80,12 @@ export const ElicitationRead = z.strictObject({
   session_id: Id,
   status: z.enum(["pending", "resolved"]),
   event: RequestEventRecord,
-  verdict: Verdict.optional(),
+  verdict: z.optional(Verdict),
 });
 /** An approval link: the capability, the standalone page's address with it (when the deployment names its page), and its expiry (the deadline). */
-export const ApprovalLink = z.strictObject({ elicitation_id: Id, token: z.string(), url: z.string().optional(), expires_at: Timestamp });
+export const ApprovalLink = z.strictObject({ elicitation_id: Id, token: z.string(), url: z.optional(z.string()), expires_at: Timestamp });
 /** What an approval link reads: its elicitation, and once resolved the outcome without the form's content. */
-export const LinkRead = z.strictObject({ ...ElicitationRead.shape, verdict: Verdict.omit({ content: true }).optional() });
+export const LinkRead = z.strictObject({ ...ElicitationRead.shape, verdict: z.optional(z.omit(Verdict, { content: true })) });
 /** One decision of the history: the request and its verdict, with how the verdict came and how long it took. */
 export const HistoryEntry = z.strictObject({
   elicitation_id: Id,
@@ -97,7 +97,7 @@ export const HistoryEntry = z.strictObject({
   /** From the request to the verdict, in milliseconds. */
   decision_ms: Count,
 });
-export const HistoryPage = z.strictObject({ items: z.array(HistoryEntry), next_cursor: z.string().nullable() });
+export const HistoryPage = z.strictObject({ items: z.array(HistoryEntry), next_cursor: z.nullable(z.string()) });
 export const Cancelled = z.strictObject({ cancelled: Count });
 export const MessageStatus = z.strictObject({ status: z.enum(["delivered", "queued", "held"]), message_id: z.string() });
 
@@ -106,9 +106,9 @@ const ErrorFields = {
   code: ErrorCode,
   message: z.string(),
   /** On `conflict` for a second, different verdict: the verdict that stands. */
-  verdict: Verdict.optional(),
+  verdict: z.optional(Verdict),
   /** On `rate_limited`: when to try again (also the `retry-after` header). */
-  retry_after_seconds: z.number().int().min(1).optional(),
+  retry_after_seconds: z.optional(z.int().check(z.minimum(1))),
 };
 export const ErrorReply = z.strictObject({ error: z.strictObject(ErrorFields) });
 
@@ -120,11 +120,11 @@ export const VerdictFrame = z.strictObject({
   elicitation_id: Id,
   session_id: Id,
   action: VerdictAction,
-  content: VerdictContent.optional(),
-  message: VerdictMessage.optional(),
+  content: z.optional(VerdictContent),
+  message: z.optional(VerdictMessage),
   reason: Reason,
   /** Who gave it: the `sub` of the token that answered or cancelled, `tollgate` for a deadline or a runner gone. */
-  resolved_by: z.string().optional(),
+  resolved_by: z.optional(z.string()),
   ref: Ref,
 });
 export const MessageFrame = z.strictObject({
@@ -133,7 +133,7 @@ export const MessageFrame = z.strictObject({
   message_id: z.string(),
   kind: z.enum(["message", "notice"]),
   text: z.string(),
-  from_session_id: Id.optional(),
+  from_session_id: z.optional(Id),
 });
 export const SubscribedFrame = z.strictObject({ type: z.literal("subscribed"), ref: Ref });
 export const PongFrame = z.strictObject({ type: z.literal("pong"), ref: Ref });

@@ -2,7 +2,7 @@
  * Zod schemas for every boundary of the wire protocol (docs/protocol.md). Types flow from these; nothing crosses into the
  * domain without passing one of them.
  */
-import * as z from "zod";
+import * as z from "./zod.js";
 
 export const LIMITS = {
   idLength: 128,
@@ -25,7 +25,7 @@ export const LIMITS = {
  * least 1e-130 in magnitude (DynamoDB refuses smaller ones; the SDK refuses unsafe integers).
  */
 export const isStorableNumber = (n: number): boolean => Number.isFinite(n) && Math.abs(n) <= Number.MAX_SAFE_INTEGER && (n === 0 || Math.abs(n) >= 1e-130);
-const StorableNumber = z.number().refine(isStorableNumber, "must be within ±9007199254740991, and 0 or at least 1e-130 in magnitude");
+const StorableNumber = z.number().check(z.refine(isStorableNumber, "must be within ±9007199254740991, and 0 or at least 1e-130 in magnitude"));
 
 /** Why a JSON value could not be stored as a DynamoDB map (an empty key, an unstorable number), or undefined. */
 export function unstorable(root: unknown): string | undefined {
@@ -43,16 +43,17 @@ export function unstorable(root: unknown): string | undefined {
   return undefined;
 }
 
-export const Id = z.string().regex(/^[A-Za-z0-9_.:-]{1,128}$/, "must be 1 to 128 characters of A-Z a-z 0-9 _ . : -");
-const Text = (max: number) => z.string().max(max);
-const Ref = z.union([z.string().max(128), z.number()]).optional();
+export const Id = z.string().check(z.regex(/^[A-Za-z0-9_.:-]{1,128}$/, "must be 1 to 128 characters of A-Z a-z 0-9 _ . : -"));
+/** A string of at most `max` characters (at least `min`). */
+const Text = (max: number, min = 0) => z.string().check(...(min > 0 ? [z.minLength(min)] : []), z.maxLength(max));
+const Ref = z.optional(z.union([Text(128), z.number()]));
 
 // ---- The MCP 2025-11-25 elicitation form grammar (`requestedSchema`) and URL mode ----
-const Described = { title: Text(256).optional(), description: Text(1_000).optional() };
+const Described = { title: z.optional(Text(256)), description: z.optional(Text(1_000)) };
 const Choice = Text(256);
 const TitledChoice = z.strictObject({ const: Choice, title: Text(256) });
-const Choices = <T extends z.ZodType>(choice: T) => z.array(choice).min(1).max(100);
-const Count = z.number().int().min(0);
+const Choices = <T extends z.core.SomeType>(choice: T) => z.array(choice).check(z.minLength(1), z.maxLength(100));
+const Count = z.int().check(z.minimum(0));
 
 type Issues = z.core.$RefinementCtx;
 /** Refuses a lower bound above its upper bound, naming the pair. */
@@ -73,144 +74,147 @@ const StringProperty = z
   .strictObject({
     type: z.literal("string"),
     ...Described,
-    enum: Choices(Choice).optional(),
-    enumNames: z.array(Text(256)).max(100).optional(),
-    oneOf: Choices(TitledChoice).optional(),
-    minLength: Count.optional(),
-    maxLength: Count.optional(),
-    format: z.enum(["email", "uri", "date", "date-time"]).optional(),
-    default: Text(4_000).optional(),
+    enum: z.optional(Choices(Choice)),
+    enumNames: z.optional(z.array(Text(256)).check(z.maxLength(100))),
+    oneOf: z.optional(Choices(TitledChoice)),
+    minLength: z.optional(Count),
+    maxLength: z.optional(Count),
+    format: z.optional(z.enum(["email", "uri", "date", "date-time"])),
+    default: z.optional(Text(4_000)),
   })
-  .superRefine((p, ctx) => {
-    ordered(ctx, p, "minLength", "maxLength");
-    if (p.enum && p.oneOf) ctx.addIssue({ code: "custom", path: ["oneOf"], message: "a select has enum or oneOf, not both" });
-    if (p.enumNames && p.enumNames.length !== p.enum?.length) ctx.addIssue({ code: "custom", path: ["enumNames"], message: "enumNames needs one name for each enum value" });
-    if (p.enum) choosable(ctx, p.enum, [p.default], ["enum"]);
-    if (p.oneOf)
-      choosable(
-        ctx,
-        p.oneOf.map((c) => c.const),
-        [p.default],
-        ["oneOf"],
-      );
-  });
-const Bounds = { ...Described, minimum: StorableNumber.optional(), maximum: StorableNumber.optional(), default: StorableNumber.optional() };
-const NumberProperty = z.strictObject({ type: z.literal("number"), ...Bounds }).superRefine((p, ctx) => ordered(ctx, p, "minimum", "maximum"));
-const IntegerProperty = z.strictObject({ type: z.literal("integer"), ...Bounds }).superRefine((p, ctx) => ordered(ctx, p, "minimum", "maximum"));
-const BooleanProperty = z.strictObject({ type: z.literal("boolean"), ...Described, default: z.boolean().optional() });
+  .check(
+    z.superRefine((p, ctx) => {
+      ordered(ctx, p, "minLength", "maxLength");
+      if (p.enum && p.oneOf) ctx.addIssue({ code: "custom", path: ["oneOf"], message: "a select has enum or oneOf, not both" });
+      if (p.enumNames && p.enumNames.length !== p.enum?.length) ctx.addIssue({ code: "custom", path: ["enumNames"], message: "enumNames needs one name for each enum value" });
+      if (p.enum) choosable(ctx, p.enum, [p.default], ["enum"]);
+      if (p.oneOf)
+        choosable(
+          ctx,
+          p.oneOf.map((c) => c.const),
+          [p.default],
+          ["oneOf"],
+        );
+    }),
+  );
+const Bounds = { ...Described, minimum: z.optional(StorableNumber), maximum: z.optional(StorableNumber), default: z.optional(StorableNumber) };
+const orderedBounds = z.superRefine<Record<string, unknown>>((p, ctx) => ordered(ctx, p, "minimum", "maximum"));
+const NumberProperty = z.strictObject({ type: z.literal("number"), ...Bounds }).check(orderedBounds);
+const IntegerProperty = z.strictObject({ type: z.literal("integer"), ...Bounds }).check(orderedBounds);
+const BooleanProperty = z.strictObject({ type: z.literal("boolean"), ...Described, default: z.optional(z.boolean()) });
 /** A multi-select: untitled `items.enum` or titled `items.anyOf`, with `minItems`/`maxItems`. */
 const ArrayProperty = z
   .strictObject({
     type: z.literal("array"),
     ...Described,
-    minItems: Count.optional(),
-    maxItems: Count.optional(),
+    minItems: z.optional(Count),
+    maxItems: z.optional(Count),
     items: z
-      .strictObject({ type: z.literal("string").optional(), enum: Choices(Choice).optional(), anyOf: Choices(TitledChoice).optional() })
-      .refine((i) => (i.enum === undefined) !== (i.anyOf === undefined), "items has enum or anyOf (one of them)"),
-    default: z.array(Choice).max(100).optional(),
+      .strictObject({ type: z.optional(z.literal("string")), enum: z.optional(Choices(Choice)), anyOf: z.optional(Choices(TitledChoice)) })
+      .check(z.refine((i) => (i.enum === undefined) !== (i.anyOf === undefined), "items has enum or anyOf (one of them)")),
+    default: z.optional(z.array(Choice).check(z.maxLength(100))),
   })
-  .superRefine((p, ctx) => {
-    ordered(ctx, p, "minItems", "maxItems");
-    choosable(ctx, p.items.enum ?? p.items.anyOf?.map((c) => c.const) ?? [], p.default ?? [], ["items"]);
-  });
+  .check(
+    z.superRefine((p, ctx) => {
+      ordered(ctx, p, "minItems", "maxItems");
+      choosable(ctx, p.items.enum ?? p.items.anyOf?.map((c) => c.const) ?? [], p.default ?? [], ["items"]);
+    }),
+  );
 export const SchemaProperty = z.discriminatedUnion("type", [StringProperty, NumberProperty, IntegerProperty, BooleanProperty, ArrayProperty]);
 export type SchemaProperty = z.infer<typeof SchemaProperty>;
 
 export const RequestedSchema = z
   .strictObject({
     type: z.literal("object"),
-    properties: z.record(z.string().min(1).max(128), SchemaProperty),
-    required: z.array(z.string()).optional(),
+    properties: z.record(Text(128, 1), SchemaProperty),
+    required: z.optional(z.array(z.string())),
   })
-  .refine((s) => Object.keys(s.properties).length <= LIMITS.schemaProperties, "at most 32 properties")
-  .refine((s) => (s.required ?? []).every((name) => Object.hasOwn(s.properties, name)), "required names a property that does not exist");
+  .check(
+    z.refine((s) => Object.keys(s.properties).length <= LIMITS.schemaProperties, "at most 32 properties"),
+    z.refine((s) => (s.required ?? []).every((name) => Object.hasOwn(s.properties, name)), "required names a property that does not exist"),
+  );
 export type RequestedSchema = z.infer<typeof RequestedSchema>;
 
-const Message = z.string().min(1).max(LIMITS.messageLength);
+const Message = Text(LIMITS.messageLength, 1);
 /** Form mode (the default): a question, with a form or without (a plain approval). */
-const FormParams = z.strictObject({ mode: z.literal("form").optional(), message: Message, requestedSchema: RequestedSchema.optional() });
+const FormParams = z.strictObject({ mode: z.optional(z.literal("form")), message: Message, requestedSchema: z.optional(RequestedSchema) });
 /**
  * URL mode: the human is asked to consent to opening a web page (a sign-in, a payment). Tollgate
  * shows the address and never fetches it; only http(s) addresses without credentials in them.
  */
-const WebUrl = z
-  .url({ protocol: /^https?$/, error: "url must be an absolute http or https URL" })
-  .max(LIMITS.urlLength)
+const WebUrl = z.url({ protocol: /^https?$/, error: "url must be an absolute http or https URL" }).check(
+  z.maxLength(LIMITS.urlLength),
   // Runs even when the check above failed: an address that does not parse was refused there.
-  .refine((u) => !URL.canParse(u) || (!new URL(u).username && !new URL(u).password), "url must not carry a user name or password");
+  z.refine((u) => !URL.canParse(u) || (!new URL(u).username && !new URL(u).password), "url must not carry a user name or password"),
+);
 const UrlParams = z.strictObject({
   mode: z.literal("url"),
   message: Message,
   url: WebUrl,
-  elicitationId: z
-    .string()
-    .min(1)
-    .max(LIMITS.idLength * 2),
-  requestedSchema: z.never({ error: "URL mode takes no requestedSchema" }).optional(),
+  elicitationId: Text(LIMITS.idLength * 2, 1),
+  requestedSchema: z.optional(z.never({ error: "URL mode takes no requestedSchema" })),
 });
 export const ElicitationParams = z.discriminatedUnion("mode", [FormParams, UrlParams]);
 export type ElicitationParams = z.infer<typeof ElicitationParams>;
 
-export const TimeoutSeconds = z.number().int().min(LIMITS.timeoutSeconds.min).max(LIMITS.timeoutSeconds.max);
+export const TimeoutSeconds = z.int().check(z.minimum(LIMITS.timeoutSeconds.min), z.maximum(LIMITS.timeoutSeconds.max));
 export const VerdictAction = z.enum(["accept", "decline", "cancel"]);
 export type VerdictAction = z.infer<typeof VerdictAction>;
 /** A verdict's form answers: any JSON object that DynamoDB can store as it is. */
-export const Content = z.record(z.string(), z.unknown()).superRefine((value, ctx) => {
-  const problem = unstorable(value);
-  if (problem) ctx.addIssue({ code: "custom", message: problem });
-});
+export const Content = z.record(z.string(), z.unknown()).check(
+  z.superRefine((value, ctx) => {
+    const problem = unstorable(value);
+    if (problem) ctx.addIssue({ code: "custom", message: problem });
+  }),
+);
 
 export const SessionRegistration = z.strictObject({
   session_id: Id,
-  parent_session_id: Id.optional(),
-  title: Text(LIMITS.titleLength).optional(),
+  parent_session_id: z.optional(Id),
+  title: z.optional(Text(LIMITS.titleLength)),
 });
 export type SessionRegistration = z.infer<typeof SessionRegistration>;
 
 // ---- HTTP bodies ----
-export const PutSessionBody = z.strictObject({ parent_session_id: Id.optional(), title: Text(LIMITS.titleLength).optional() });
+export const PutSessionBody = z.strictObject({ parent_session_id: z.optional(Id), title: z.optional(Text(LIMITS.titleLength)) });
 
 export const RequestEvent = z.strictObject({
   type: z.literal("response.elicitation_request"),
-  elicitation_id: Id.optional(),
+  elicitation_id: z.optional(Id),
   params: ElicitationParams,
-  timeout_seconds: TimeoutSeconds.optional(),
+  timeout_seconds: z.optional(TimeoutSeconds),
 });
 /** What the human said with a verdict (a refusal's reason, a note with an approval). */
-export const VerdictMessage = z.string().min(1).max(LIMITS.verdictMessageLength);
+export const VerdictMessage = Text(LIMITS.verdictMessageLength, 1);
 export const ApprovalEvent = z.strictObject({
   type: z.literal("approval"),
   elicitation_id: Id,
   action: VerdictAction,
-  content: Content.optional(),
-  message: VerdictMessage.optional(),
+  content: z.optional(Content),
+  message: z.optional(VerdictMessage),
 });
 /** The verdict an approval link gives: its elicitation is the link's own. */
-export const LinkVerdictBody = ApprovalEvent.omit({ type: true, elicitation_id: true });
+export const LinkVerdictBody = z.omit(ApprovalEvent, { type: true, elicitation_id: true });
 /** `for`: whom the shared link is for, recorded as `resolved_by` when it answers (default: who shared it). */
 export const ShareLinkBody = z.strictObject({
-  for: z
-    .string()
-    .min(1)
-    .max(256)
-    .refine((name) => name !== "tollgate" && !name.startsWith("target:"), "may not be `tollgate` or start with `target:` (Tollgate's own names)")
-    .optional(),
+  for: z.optional(Text(256, 1).check(z.refine((name) => name !== "tollgate" && !name.startsWith("target:"), "may not be `tollgate` or start with `target:` (Tollgate's own names)"))),
 });
 export const RunnerResolvedEvent = z.strictObject({ type: z.literal("response.elicitation_resolved"), elicitation_id: Id });
 export const PostEventBody = z.discriminatedUnion("type", [RequestEvent, ApprovalEvent, RunnerResolvedEvent]);
 
-export const CancelSessionBody = z.strictObject({ descendants: z.boolean().optional() });
-export const PostMessageBody = z.strictObject({ text: z.string().min(1).max(LIMITS.textLength), from_session_id: Id.optional() });
+export const CancelSessionBody = z.strictObject({ descendants: z.optional(z.boolean()) });
+export const PostMessageBody = z.strictObject({ text: Text(LIMITS.textLength, 1), from_session_id: z.optional(Id) });
+
+/** A page size given in a query string. */
+const ListLimit = z.optional(z.coerce.number().check(z.int(), z.minimum(LIMITS.listLimit.min), z.maximum(LIMITS.listLimit.max)));
+const Flag = z.optional(z.enum(["true", "false"]));
+const Cursor = z.optional(Text(2_048));
 
 export const ListSessionsQuery = z.strictObject({
-  limit: z.coerce.number().int().min(LIMITS.listLimit.min).max(LIMITS.listLimit.max).optional(),
-  cursor: z.string().max(2_048).optional(),
-  ids: z
-    .string()
-    .max(LIMITS.idsPerLookup * 130)
-    .optional(),
-  pending: z.enum(["true", "false"]).optional(),
+  limit: ListLimit,
+  cursor: Cursor,
+  ids: z.optional(Text(LIMITS.idsPerLookup * 130)),
+  pending: Flag,
 });
 
 /** How a verdict came: a human's token, an approval link, the deadline, or the runner's side (cancel, runner gone). */
@@ -219,63 +223,60 @@ export type Via = z.infer<typeof Via>;
 
 const Instant = z.iso.datetime({ offset: true });
 export const HistoryQuery = z.strictObject({
-  since: Instant.optional(),
-  until: Instant.optional(),
-  session_id: Id.optional(),
-  descendants: z.enum(["true", "false"]).optional(),
-  resolved_by: z.string().min(1).max(256).optional(),
-  action: VerdictAction.optional(),
-  limit: z.coerce.number().int().min(LIMITS.listLimit.min).max(LIMITS.listLimit.max).optional(),
-  cursor: z.string().max(2_048).optional(),
-  format: z.enum(["json", "jsonl"]).optional(),
+  since: z.optional(Instant),
+  until: z.optional(Instant),
+  session_id: z.optional(Id),
+  descendants: Flag,
+  resolved_by: z.optional(Text(256, 1)),
+  action: z.optional(VerdictAction),
+  limit: ListLimit,
+  cursor: Cursor,
+  format: z.optional(z.enum(["json", "jsonl"])),
 });
 export type HistoryQuery = z.infer<typeof HistoryQuery>;
 /** The response header that carries a JSON-lines history page's next cursor (absent on the last page). */
 export const NEXT_CURSOR_HEADER = "x-next-cursor";
 /** Where a history page ends, as its cursor carries it: `resolved_at#elicitation_id`. */
-export const HistoryPosition = z.string().regex(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z#[A-Za-z0-9_.:-]{1,128}$/);
+export const HistoryPosition = z.string().check(z.regex(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z#[A-Za-z0-9_.:-]{1,128}$/));
 
 // ---- WebSocket frames ----
 export const HelloFrame = z.strictObject({
   action: z.literal("hello"),
   ref: Ref,
-  sessions: z.array(SessionRegistration).max(100),
-  resume: z.array(Id).max(1_000).optional(),
+  sessions: z.array(SessionRegistration).check(z.maxLength(100)),
+  resume: z.optional(z.array(Id).check(z.maxLength(1_000))),
 });
 export const ElicitFrame = z.strictObject({
   action: z.literal("elicit"),
   ref: Ref,
   session_id: Id,
-  elicitation_id: Id.optional(),
+  elicitation_id: z.optional(Id),
   params: ElicitationParams,
-  timeout_seconds: TimeoutSeconds.optional(),
+  timeout_seconds: z.optional(TimeoutSeconds),
 });
 export const CancelFrame = z.strictObject({ action: z.literal("cancel"), ref: Ref, elicitation_id: Id });
 export const SubscribeFrame = z.strictObject({
   action: z.literal("subscribe"),
   ref: Ref,
-  sessions: z.union([z.literal("*"), z.array(Id).min(1).max(100)]),
+  sessions: z.union([z.literal("*"), z.array(Id).check(z.minLength(1), z.maxLength(100))]),
 });
 export const PingFrame = z.strictObject({ action: z.literal("ping"), ref: Ref });
 
 // ---- Tokens ----
 export const Role = z.enum(["runner", "human", "service"]);
 export type Role = z.infer<typeof Role>;
-export const Claims = z.object({ sub: z.string().min(1).max(256), tenant: Id, role: Role, exp: z.number() });
+export const Claims = z.object({ sub: Text(256, 1), tenant: Id, role: Role, exp: z.number() });
 export type Claims = z.infer<typeof Claims>;
 
 // ---- Timers (Scheduler input) ----
+const Ordinal = z.optional(z.int().check(z.minimum(1)));
 export const TimerInput = z.strictObject({
   tenant: Id,
-  elicitation_id: Id.optional(),
-  connection_id: z.string().min(1).max(256).optional(),
-  round: z.number().int().min(1).optional(),
-  target_id: Id.optional(),
-  event_id: z
-    .string()
-    .min(1)
-    .max(LIMITS.idLength * 3)
-    .optional(),
-  attempt: z.number().int().min(1).optional(),
+  elicitation_id: z.optional(Id),
+  connection_id: z.optional(Text(256, 1)),
+  round: Ordinal,
+  target_id: z.optional(Id),
+  event_id: z.optional(Text(LIMITS.idLength * 3, 1)),
+  attempt: Ordinal,
 });
 export type TimerInput = z.infer<typeof TimerInput>;

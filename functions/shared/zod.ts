@@ -1,0 +1,13 @@
+/**
+ * The zod every function's schemas are built with: its mini build, whose functions a bundle keeps
+ * only as far as it uses them, with the English messages of the full build switched on. The full
+ * build cost the verdict and the park about 15 ms of their cold start on its import alone
+ * (docs/performance.md "Cold starts"). Import it as a namespace (`import * as z`): a bundler then
+ * keeps only the functions named.
+ */
+import { config } from "zod/mini";
+import en from "zod/v4/locales/en.js";
+
+config(en());
+
+export * from "zod/mini";
