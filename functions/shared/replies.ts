@@ -6,11 +6,9 @@
  */
 import * as z from "./zod.js";
 import { errorStatus } from "./errors.js";
-import { ElicitationParams, Id, VerdictAction, VerdictMessage, Via } from "./schemas.js";
+import { Count, ElicitationParams, Id, Ref, VerdictAction, VerdictMessage, Via } from "./schemas.js";
 
 const Timestamp = z.iso.datetime();
-const Ref = z.optional(z.union([z.string().check(z.maxLength(128)), z.number()]));
-const Count = z.int().check(z.minimum(0));
 
 export const Reason = z.enum(["answered", "timeout", "cancelled", "runner_gone"]);
 export const VerdictContent = z.record(z.string(), z.unknown());

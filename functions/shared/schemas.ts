@@ -46,14 +46,15 @@ export function unstorable(root: unknown): string | undefined {
 export const Id = z.string().check(z.regex(/^[A-Za-z0-9_.:-]{1,128}$/, "must be 1 to 128 characters of A-Z a-z 0-9 _ . : -"));
 /** A string of at most `max` characters (at least `min`). */
 const Text = (max: number, min = 0) => z.string().check(...(min > 0 ? [z.minLength(min)] : []), z.maxLength(max));
-const Ref = z.optional(z.union([Text(128), z.number()]));
+/** A client's `ref`, echoed on the reply to its frame. */
+export const Ref = z.optional(z.union([Text(128), z.number()]));
 
 // ---- The MCP 2025-11-25 elicitation form grammar (`requestedSchema`) and URL mode ----
 const Described = { title: z.optional(Text(256)), description: z.optional(Text(1_000)) };
 const Choice = Text(256);
 const TitledChoice = z.strictObject({ const: Choice, title: Text(256) });
 const Choices = <T extends z.core.SomeType>(choice: T) => z.array(choice).check(z.minLength(1), z.maxLength(100));
-const Count = z.int().check(z.minimum(0));
+export const Count = z.int().check(z.minimum(0));
 
 type Issues = z.core.$RefinementCtx;
 /** Refuses a lower bound above its upper bound, naming the pair. */
