@@ -43,13 +43,13 @@ const layers: Record<LayerName, Layer> = {
     holds: /^functions\/domain\//,
     may: ["domain", "items", "stores", "shared", "catalog"],
     // The AWS clients the domain's adapters speak to (`push.ts`, `timers.ts`); never Lambda's types or tools.
-    packages: among("zod", "@aws-sdk/client-dynamodb", "@aws-sdk/lib-dynamodb", "@aws-sdk/client-scheduler", "@aws-sdk/client-apigatewaymanagementapi"),
+    packages: among("@aws-sdk/client-dynamodb", "@aws-sdk/lib-dynamodb", "@aws-sdk/client-scheduler", "@aws-sdk/client-apigatewaymanagementapi"),
   },
   lambda: {
     holds: /^functions\/lambda\//,
     // The composition root and the handler shapes: the domain over its stores and real clients, Lambda's event types.
     may: ["lambda", "domain", "items", "stores", "shared", "catalog"],
-    packages: among("zod", "aws-lambda", "@aws-sdk/client-dynamodb", "@aws-sdk/lib-dynamodb", "@aws-sdk/client-scheduler", "@aws-sdk/client-apigatewaymanagementapi"),
+    packages: among("aws-lambda", "@aws-sdk/client-dynamodb", "@aws-sdk/lib-dynamodb", "@aws-sdk/client-scheduler", "@aws-sdk/client-apigatewaymanagementapi"),
   },
   shared: {
     holds: /^functions\/shared\//,
@@ -86,6 +86,20 @@ const withoutExtension = (path: string) => path.replace(/(\.d)?\.(ts|js|mts|mjs)
 
 /** TypeScript imports name the emitted `.js`: the file in the tree is the `.ts` beside it. */
 const sourceOf = (target: string) => (target.endsWith(".js") && existsSync(join(root, target.replace(/\.js$/, ".ts"))) ? target.replace(/\.js$/, ".ts") : target);
+
+/** The zod entry points a file imports. */
+const zodImports = (source: string) =>
+  ts
+    .preProcessFile(source, true, true)
+    .importedFiles.map((i) => i.fileName)
+    .filter((name) => packageName(name) === "zod");
+
+/** The one file of the functions that imports zod, and what it imports: the mini build and its English messages. */
+const ZOD_ENTRY = "functions/shared/zod.ts";
+const ZOD_BUILD = ["zod/mini", "zod/v4/locales/en.js"];
+
+/** A function's file that imports zod itself: it would put zod's full build in its bundle. */
+const fullZod = (path: string, source: string) => (path.startsWith("functions/") && path !== ZOD_ENTRY ? zodImports(source) : []);
 
 /** The rule breaks of one file, as `file -> import: why`. */
 function violations(path: string, source: string): string[] {
@@ -125,6 +139,13 @@ describe("layers", () => {
   it("each file imports only what its layer's rule allows", () => {
     const broken = tree.flatMap((path) => violations(path, readFileSync(join(root, path), "utf8")));
     expect(broken).toEqual([]);
+  });
+
+  it("the functions' schemas come from zod's mini build alone, through one file, so no bundle holds the full build", () => {
+    expect(tree.flatMap((path) => fullZod(path, readFileSync(join(root, path), "utf8")))).toEqual([]);
+    expect(zodImports(readFileSync(join(root, ZOD_ENTRY), "utf8")).sort()).toEqual(ZOD_BUILD);
+    expect(fullZod("functions/shared/x.ts", 'import * as z from "zod";')).toEqual(["zod"]);
+    expect(fullZod("cli/x.ts", 'import * as z from "zod";')).toEqual([]);
   });
 
   it("sees a break of each kind", () => {
