@@ -143,7 +143,7 @@ describe("layers", () => {
 
   it("the functions' schemas come from zod's mini build alone, through one file, so no bundle holds the full build", () => {
     expect(tree.flatMap((path) => fullZod(path, readFileSync(join(root, path), "utf8")))).toEqual([]);
-    expect(zodImports(readFileSync(join(root, ZOD_ENTRY), "utf8")).sort()).toEqual(ZOD_BUILD);
+    expect([...new Set(zodImports(readFileSync(join(root, ZOD_ENTRY), "utf8")))].sort()).toEqual(ZOD_BUILD);
     expect(fullZod("functions/shared/x.ts", 'import * as z from "zod";')).toEqual(["zod"]);
     expect(fullZod("cli/x.ts", 'import * as z from "zod";')).toEqual([]);
   });
