@@ -11,7 +11,9 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { env } from "../functions/shared/env.js";
+import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { freePort, startDynamoLocal } from "../local/dynamodb.js";
+import { ensureTables } from "../local/tables.js";
 import { mintToken } from "../local/tokens.js";
 import { httpClient } from "./clients.js";
 import { config, log, SECRET, TENANT } from "./config.js";
@@ -75,14 +77,19 @@ async function cost(dynamoEndpoint: string, work: string) {
   return { ...costModel(measured, config.runnerWaitMinutes), sequentialCalls: measured.paths };
 }
 
-/** Cold starts, in the environment CDK would give the functions, over the cost phase's table, straight to DynamoDB Local. */
+/**
+ * Cold starts, in the environment CDK would give the functions, over the cost phase's table, straight to DynamoDB Local.
+ * The table is made here when the cost phase did not run, so each function's first event takes its real path.
+ */
 async function coldStarts(dynamoEndpoint: string, work: string) {
   const { coldStartPhase } = await import("./phases/cold-start.js");
   const { TABLE } = await import("./phases/cost.js");
+  const credentials = { accessKeyId: "local", secretAccessKey: "local" };
+  await ensureTables(new DynamoDBClient({ endpoint: dynamoEndpoint, region: "us-east-1", credentials }), TABLE);
   const functionEnv = {
     AWS_REGION: "us-east-1",
-    AWS_ACCESS_KEY_ID: "local",
-    AWS_SECRET_ACCESS_KEY: "local",
+    AWS_ACCESS_KEY_ID: credentials.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
     AWS_ENDPOINT_URL_DYNAMODB: dynamoEndpoint,
     [env.table]: TABLE,
     [env.connectionsUrl]: "http://127.0.0.1:9",
