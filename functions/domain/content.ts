@@ -24,30 +24,27 @@ const choiceOf = (values: string[]) => {
   return z.enum(values as [string, ...string[]], { error: `must be one of ${which}` });
 };
 
+/** The check a form's bound asks for, or none when the form sets no such bound. */
+const bound = <C>(value: number | undefined, check: (value: number) => C): C[] => (value === undefined ? [] : [check(value)]);
+
 function propertySchema(property: SchemaProperty): z.core.$ZodType {
   switch (property.type) {
     case "boolean":
       return z.boolean();
     case "number":
-    case "integer": {
-      const bounds = [...(property.minimum === undefined ? [] : [z.minimum(property.minimum)]), ...(property.maximum === undefined ? [] : [z.maximum(property.maximum)])];
-      return (property.type === "integer" ? z.int() : z.number()).check(...bounds);
-    }
+    case "integer":
+      return (property.type === "integer" ? z.int() : z.number()).check(...bound(property.minimum, z.minimum), ...bound(property.maximum, z.maximum));
     case "string": {
       const choices = choicesOf(property);
       if (choices) return choiceOf(choices);
-      const lengths = [
-        z.maxLength(LIMITS.textLength),
-        ...(property.minLength === undefined ? [] : [z.minLength(property.minLength)]),
-        ...(property.maxLength === undefined ? [] : [z.maxLength(property.maxLength)]),
-      ];
+      const lengths = [z.maxLength(LIMITS.textLength), ...bound(property.minLength, z.minLength), ...bound(property.maxLength, z.maxLength)];
       return (property.format ? FORMATS[property.format] : z.string()).check(...lengths);
     }
     case "array":
       return z.array(choiceOf(choicesOf(property) ?? [])).check(
         z.refine((picked) => new Set(picked).size === picked.length, "must not pick a choice twice"),
-        ...(property.minItems === undefined ? [] : [z.minLength(property.minItems, `must pick at least ${property.minItems}`)]),
-        ...(property.maxItems === undefined ? [] : [z.maxLength(property.maxItems, `must pick at most ${property.maxItems}`)]),
+        ...bound(property.minItems, (n) => z.minLength(n, `must pick at least ${n}`)),
+        ...bound(property.maxItems, (n) => z.maxLength(n, `must pick at most ${n}`)),
       );
   }
 }
