@@ -23,10 +23,14 @@ const SECRET = "refusal-messages-secret";
 const work = mkdtempSync(join(tmpdir(), "tollgate-refusals-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
+const bundles = new Map<FunctionName, Promise<{ file: string }>>();
+/** `name`'s bundle, built once for the whole file. */
+const bundleOf = (name: FunctionName) => bundles.get(name) ?? bundles.set(name, bundle(functions[name].entry, join(work, name))).get(name)!;
+
 /** The reply of `name`'s bundle to its cold start event with `body` in place of its own, in a process of its own. */
 async function refusalOf(name: FunctionName, body: object): Promise<Record<string, unknown>> {
   const spec = functions[name];
-  const { file } = await bundle(spec.entry, join(work, name));
+  const { file } = await bundleOf(name);
   const event = { ...(coldEvent(spec, await mintToken(SECRET, { sub: "refusals", tenant: "refusals", role: "runner" })) as object), body: JSON.stringify(body) };
   const script = `const { handler } = await import(${JSON.stringify(file)}); process.stdout.write((await handler(JSON.parse(process.argv[1]), {})).body);`;
   const env = { PATH: process.env.PATH, AWS_REGION: "us-east-1", TOLLGATE_TABLE: "refusals", TOLLGATE_CONNECTIONS_URL: "http://127.0.0.1:9", TOLLGATE_JWT_SECRET: SECRET };
