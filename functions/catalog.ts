@@ -63,7 +63,7 @@ export const functions = {
   httpHealth: { entry: "functions/http-health.ts", trigger: { kind: "http", method: "GET", path: "/healthz", public: true }, table: [] },
   httpOpenApi: { entry: "functions/http-openapi.ts", trigger: { kind: "http", method: "GET", path: "/openapi.json", public: true }, table: [] },
   httpPutSession: { entry: "functions/http-put-session.ts", trigger: http("PUT", "/v1/sessions/{id}"), table: ["GetItem", "PutItem", "UpdateItem"], verifiesTokens: true },
-  httpListSessions: { entry: "functions/http-list-sessions.ts", trigger: http("GET", "/v1/sessions"), table: ["BatchGetItem", "Query"], verifiesTokens: true },
+  httpListSessions: { entry: "functions/http-list-sessions.ts", trigger: http("GET", "/v1/sessions"), table: ["BatchGetItem", "Query", "UpdateItem"], verifiesTokens: true },
   httpGetSession: { entry: "functions/http-get-session.ts", trigger: http("GET", "/v1/sessions/{id}"), table: ["GetItem", "Query"], verifiesTokens: true },
   httpPeekSession: { entry: "functions/http-peek-session.ts", trigger: http("GET", "/v1/sessions/{id}/peek"), table: ["GetItem", "Query"], verifiesTokens: true },
   httpPostEvent: {

@@ -79,8 +79,6 @@ export function createReactions(
     if ((before?.pending_count ?? 0) === after.pending_count) return;
     await audience.publish(after.tenant, sessionAndAncestors(after), badgeEvent(after));
     if (after.pending_count > 0) return;
-    // The sparse pending index follows the count; the count itself moved in the resolving transaction.
-    if (after.pending_pk) await ctx.db.sessions.leavePendingIndex(after.tenant, after.session_id);
     // The gate opened: held messages go out in order. A session no message ever joined has none to look for
     // (one appended after this image flushes itself: its sender finds the gate open).
     if (after.message_seq !== undefined) await messages.flush(after.tenant, after.session_id);

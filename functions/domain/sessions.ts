@@ -154,9 +154,12 @@ export function createSessions(ctx: Context) {
     async list(caller: Caller, options: { limit: number; after?: string; pending: boolean }) {
       requireRole(caller, "read");
       const { items, last } = await store.page(caller.tenant, options);
-      // The sparse index lags a resolution by one stream batch: the count itself is exact.
-      const shown = options.pending ? items.filter((item) => item.pending_count > 0) : items;
-      return { sessions: shown.map(summary), last };
+      if (!options.pending) return { sessions: items.map(summary), last };
+      // A session stays in the sparse index when its count drops to zero, so that neither that drop nor
+      // its next raise writes the index; the first pending list to find it there at zero takes it out.
+      const idle = items.filter((item) => item.pending_count <= 0);
+      await Promise.all(idle.map((item) => store.leavePendingIndex(item.tenant, item.session_id)));
+      return { sessions: items.filter((item) => item.pending_count > 0).map(summary), last };
     },
 
     /** The items for these ids in one round of reads; unknown ids count 0. */

@@ -33,9 +33,9 @@ export function sessionStore(table: Table, indexes: { sessionsByTenant: IndexDef
       }))!,
 
     /**
-     * A page of the tenant's sessions in id order, all of them or (sparse index) those whose count is
-     * above zero, merged from the index's shards. The indexes hold keys only: the page's sessions are
-     * then read by their keys.
+     * A page of the tenant's sessions in id order, all of them or (sparse index) those whose count has
+     * been above zero since the index last lost them, merged from the index's shards. The indexes hold
+     * keys only: the page's sessions are then read by their keys.
      */
     async page(tenant: string, options: { limit: number; after?: string; pending: boolean }) {
       const index = options.pending ? indexes.pendingSessions : indexes.sessionsByTenant;
@@ -82,7 +82,7 @@ export function sessionStore(table: Table, indexes: { sessionsByTenant: IndexDef
       },
     }),
 
-    /** The sparse pending index follows the count, once it is zero. */
+    /** Out of the sparse pending index, if the count is still zero (a raise since puts it back in). */
     leavePendingIndex: (tenant: string, sessionId: string) =>
       table.update({
         Key: key(tenant, sessionId),
