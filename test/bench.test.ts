@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { spreadOf } from "../bench/report.js";
+import { longestChain, pathChain } from "../bench/cost/sequential.js";
 
 const work = mkdtempSync(join(tmpdir(), "tollgate-bench-test-"));
 const out = join(work, "mini.json");
@@ -159,4 +160,13 @@ it("sets each headline figure beside the previous run's", () => {
     previousCommit: "abc",
     figures: { "roundTrip.p50": { previous: 10, now: 11, changePercent: 10 }, "cost.perMillionUsd": { previous: 20, now: 19, changePercent: -5 } },
   });
+});
+
+it("counts a path's chain function by function, so a stream reaction seen overlapping the write still follows it", () => {
+  const call = (fn: string, start: number, end: number) => ({ fn, what: "x", start, end });
+  // The poller read the record while the transaction's answer was still on its way back.
+  const calls = [call("wsElicit", 0, 10), call("streams", 8, 12), call("streams", 8, 11), call("streams", 13, 14)];
+  expect(longestChain(calls)).toBe(2);
+  expect(pathChain(calls, ["wsElicit", "streams"])).toBe(3);
+  expect(pathChain(calls, ["wsElicit"])).toBe(1);
 });
