@@ -2,7 +2,7 @@
  * Cost, measured: the runtime runs in this process against DynamoDB Local through the metering proxy,
  * and one elicitation after another goes the way the cost model prices it: a runner raises it over its
  * WebSocket in a top-level session, one inbox tab subscribed to every session hears it, a human answers
- * over HTTP. Every DynamoDB call's capacity, every AWS call with the function that made it, every
+ * over HTTP; at the end a human lists the sessions awaiting approval once. Every DynamoDB call's capacity, every AWS call with the function that made it, every
  * invocation with its duration and every WebSocket message is counted over those elicitations alone
  * (connecting and subscribing come before).
  */
@@ -94,6 +94,15 @@ export async function costPhase(dynamoEndpoint: string, dataDir: string, count: 
       log(`cost ${i}: ${(error as Error).message}`);
     }
   }
+  // Once, at the end, a human lists the sessions awaiting approval: the list finds this one at zero and
+  // takes it out of the sparse index, the write its elicitations no longer make (and the one single-item
+  // write whose capacity `ruleCheck` sets beside the rules).
+  const listed = await http.call(human, "GET", "/v1/sessions?pending=true");
+  if (listed.status !== 200 || listed.body.sessions.length !== 0) {
+    errors++;
+    log(`cost: the pending list answered ${listed.status} ${JSON.stringify(listed.body)}`);
+  }
+  await settled(proxy, trace, thinkMs);
   const ended = clock();
   trace.stop();
   const measured = {
@@ -106,7 +115,7 @@ export async function costPhase(dynamoEndpoint: string, dataDir: string, count: 
     awsCalls: trace.calls.filter((c) => c.start >= started),
     wsMessages: sockets.reduce((n, s) => n + s.messages.sent + s.messages.received, 0) - messagesBefore,
     wsConnectionMinutes: (sockets.length * (ended - started)) / 60_000,
-    httpRequests: count,
+    httpRequests: count + 1,
     paths: {
       verdict: pathCalls(trace.calls, windows.verdict, paths.verdict),
       park: pathCalls(trace.calls, windows.park, paths.park),
