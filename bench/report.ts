@@ -145,6 +145,7 @@ function coldStartLines(c: Record<string, any>): string[] {
     `cold start (bundle KiB, init ms + first event ms, median of ${c.repeats}):`,
     ...Object.entries(c.functions as Record<string, any>).map(([name, f]) => `  ${name.padEnd(26)} ${String(f.bundleKiB).padStart(8)} KiB  ${f.initMs} + ${f.firstEventMs} = ${f.coldMs} ms`),
     `  verdict ${c.verdictVsClientsOnly}x, park ${c.parkVsClientsOnly}x their clients-only twins`,
+    ...(c.verdictWithSourceMapsVsDefault ? [`  the verdict with source maps on (tollgate:sourceMaps): ${c.verdictWithSourceMapsVsDefault}x its cold start as deployed by default`] : []),
   ];
 }
 

@@ -46,6 +46,11 @@ export interface TollgateConfig {
   wsThrottle: { rateLimit: number; burstLimit: number };
   /** CloudWatch Logs retention of every function and access log group, in days. */
   logRetentionDays: number;
+  /**
+   * Node maps the functions' stack traces to the TypeScript sources (`tollgate:sourceMaps`, off by
+   * default: it makes every cold start read the bundle's source map, infra/bundling.ts).
+   */
+  sourceMaps: boolean;
   /** Origins the HTTP API answers CORS preflights for (the approval inbox's origin). */
   corsOrigins: string[];
   /**
@@ -107,6 +112,7 @@ export const contextKeys = {
   wsThrottleRate: "tollgate:wsThrottleRate",
   wsThrottleBurst: "tollgate:wsThrottleBurst",
   logRetentionDays: "tollgate:logRetentionDays",
+  sourceMaps: "tollgate:sourceMaps",
   corsOrigins: "tollgate:corsOrigins",
   approvalPageUrl: "tollgate:approvalPageUrl",
   alarmEmail: "tollgate:alarmEmail",
@@ -128,6 +134,7 @@ export const defaults = {
   wsThrottleRate: 50,
   wsThrottleBurst: 100,
   logRetentionDays: 30,
+  sourceMaps: false,
   corsOrigins: ["*"],
   apiGatewayCloudWatchRole: false,
   wsIdentitySource: [] as readonly string[],
@@ -260,6 +267,7 @@ export function readConfig(node: Node): TollgateConfig {
       burstLimit: int(node, contextKeys.wsThrottleBurst, defaults.wsThrottleBurst, 1, 5_000),
     },
     logRetentionDays: int(node, contextKeys.logRetentionDays, defaults.logRetentionDays, 1, 3653),
+    sourceMaps: bool(node, contextKeys.sourceMaps, defaults.sourceMaps),
     corsOrigins: list(node, contextKeys.corsOrigins, defaults.corsOrigins),
     approvalPageUrl: approvalPageUrl(node),
     alarmEmail: str(node, contextKeys.alarmEmail),

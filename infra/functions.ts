@@ -25,6 +25,8 @@ export interface FunctionsProps {
   sourceRoot: string;
   logRetention: logs.RetentionDays;
   removalPolicy: RemovalPolicy;
+  /** Node maps stack traces to the sources (`tollgate:sourceMaps`). */
+  sourceMaps: boolean;
 }
 
 export interface FunctionBindings {

@@ -76,7 +76,7 @@ export class TollgateStack extends Stack {
     const kept = { logRetention, removalPolicy };
 
     this.data = new TollgateData(this, "Data", { config: cfg, removalPolicy });
-    this.lambdas = new TollgateFunctions(this, "Functions", { sourceRoot: props.sourceRoot ?? repoRoot, ...kept });
+    this.lambdas = new TollgateFunctions(this, "Functions", { sourceRoot: props.sourceRoot ?? repoRoot, sourceMaps: cfg.sourceMaps, ...kept });
     this.schedules = new TollgateSchedules(this, "Schedules", { timerTargets: this.lambdas.timerTargets });
     this.webSocket = new TollgateWebSocketApi(this, "WebSocket", { config: cfg, functions: this.lambdas, ...kept });
     if (cfg.cognito) this.signIn = new TollgateSignIn(this, "SignIn", { config: cfg.cognito, removalPolicy });

@@ -1,7 +1,7 @@
 /**
  * One Tollgate Lambda, built from its catalog entry (functions/catalog.ts): a NodejsFunction
- * bundled by the local esbuild (ESM, minified, source maps, the AWS SDK bundled so it is
- * tree-shaken), its own log group, and its own role that starts with nothing but the right to
+ * bundled by the local esbuild (infra/bundling.ts: ESM, minified, a source map beside it, the AWS
+ * SDK bundled so it is tree-shaken), its own log group, and its own role that starts with nothing but the right to
  * write to that log group. Every other permission comes from a `bind*` method that grants
  * exactly what the catalog lists and sets the environment variable the handler reads
  * (functions/shared/env.ts) in the same breath, so a grant and its variable never drift apart.
@@ -19,11 +19,9 @@ import { Construct } from "constructs";
 import type { DynamoAction, FunctionName, FunctionSpec, TimerName } from "../functions/catalog.js";
 import { env } from "../functions/shared/env.js";
 import { sessionIndexStep } from "../functions/shared/tables.js";
+import { bundleSettings, nodeOptionsFor } from "./bundling.js";
 import type { TollgateConfig } from "./config.js";
 import { acknowledgeLogGroupChoices, acknowledgeWildcardResource } from "./nag.js";
-
-/** esbuild's output is ESM; a few CommonJS dependencies still call `require` for builtins. */
-export const esmRequireBanner = "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
 
 /** Where the `@connections` API of the WebSocket stage is. */
 export interface ConnectionsBinding {
@@ -48,6 +46,8 @@ export interface TollgateFunctionProps {
   sourceRoot: string;
   logRetention: logs.RetentionDays;
   removalPolicy: RemovalPolicy;
+  /** Stack traces mapped to the sources (`tollgate:sourceMaps`), at a cost to every cold start. */
+  sourceMaps: boolean;
 }
 
 /** Lambda timeout by trigger: streams batches are big, timers retry a notice up to 3 times. */
@@ -98,6 +98,7 @@ export class TollgateFunction extends Construct {
     );
 
     const sourceRoot = path.resolve(props.sourceRoot);
+    const nodeOptions = nodeOptionsFor(props.sourceMaps);
     this.fn = new NodejsFunction(this, "Function", {
       description: `Tollgate ${props.name} (${props.spec.entry})`,
       entry: path.join(sourceRoot, props.spec.entry),
@@ -111,24 +112,23 @@ export class TollgateFunction extends Construct {
       role: this.role,
       logGroup: this.logGroup,
       environment: {
-        NODE_OPTIONS: "--enable-source-maps",
+        ...(nodeOptions.length > 0 ? { NODE_OPTIONS: nodeOptions.join(" ") } : {}),
         POWERTOOLS_SERVICE_NAME: "tollgate",
       },
       bundling: {
         forceDockerBundling: false,
         format: OutputFormat.ESM,
         target: "node22",
-        minify: true,
-        sourceMap: true,
+        minify: bundleSettings.minify,
+        sourceMap: bundleSettings.sourcemap,
         sourceMapMode: SourceMapMode.DEFAULT,
-        sourcesContent: false,
-        // Prefer the ES module builds of dependencies (the AWS SDK ships both): they tree-shake.
-        mainFields: ["module", "main"],
+        sourcesContent: bundleSettings.sourcesContent,
+        mainFields: [...bundleSettings.mainFields],
         // Bundle every @aws-sdk package we use instead of the runtime's copy: one pinned
         // version everywhere, and esbuild drops what the handler does not call.
         bundleAwsSDK: true,
         externalModules: [],
-        banner: esmRequireBanner,
+        banner: bundleSettings.banner,
         tsconfig: path.join(sourceRoot, "tsconfig.json"),
       },
     });

@@ -138,7 +138,7 @@ it("counts the sequential AWS calls of the verdict, the park and the badge", () 
 
 it("measures each chosen function's cold start beside its bundle size, against a twin holding only the clients it uses", () => {
   const cold = report.coldStart;
-  expect(Object.keys(cold.functions).sort()).toEqual(["httpPostEvent", "httpPostEventClientsOnly", "wsElicit", "wsElicitClientsOnly"]);
+  expect(Object.keys(cold.functions).sort()).toEqual(["httpPostEvent", "httpPostEventClientsOnly", "httpPostEventWithSourceMaps", "wsElicit", "wsElicitClientsOnly"]);
   for (const f of Object.values(cold.functions) as { bundleKiB: number; initMs: number; coldMs: number; outcome: unknown }[]) {
     expect(f.bundleKiB).toBeGreaterThan(0);
     expect(f.initMs).toBeGreaterThan(0);
@@ -151,6 +151,14 @@ it("measures each chosen function's cold start beside its bundle size, against a
   expect(cold.functions.wsElicit.outcome).toBe("not_found");
   expect(cold.verdictVsClientsOnly).toBeCloseTo(cold.functions.httpPostEvent.coldMs / cold.functions.httpPostEventClientsOnly.coldMs, 1);
   expect(cold.parkVsClientsOnly).toBeCloseTo(cold.functions.wsElicit.coldMs / cold.functions.wsElicitClientsOnly.coldMs, 1);
+});
+
+it("starts every bundle as the stack does by default, and the verdict once more as tollgate:sourceMaps does", () => {
+  const cold = report.coldStart;
+  for (const [name, f] of Object.entries(cold.functions) as [string, { sourceMaps: boolean }][]) expect(f.sourceMaps, name).toBe(name === "httpPostEventWithSourceMaps");
+  expect(cold.functions.httpPostEventWithSourceMaps.outcome).toBe("not_found");
+  expect(cold.functions.httpPostEventWithSourceMaps.bundleKiB).toBe(cold.functions.httpPostEvent.bundleKiB);
+  expect(cold.verdictWithSourceMapsVsDefault).toBeCloseTo(cold.functions.httpPostEventWithSourceMaps.coldMs / cold.functions.httpPostEvent.coldMs, 1);
 });
 
 it("sets each headline figure beside the previous run's", () => {

@@ -1,5 +1,6 @@
 // One cold start: a fresh Node process imports a bundled function and handles one event.
-// argv: bundle path, event JSON. Prints one JSON line: import time, first event time, what it answered.
+// argv: bundle path, event JSON. Prints one JSON line: import time, first event time, what it answered,
+// and whether Node maps stack traces through source maps (started with --enable-source-maps).
 const [bundle, eventJson] = process.argv.slice(2);
 const startedAt = performance.now(); // ms since this process began
 const module = await import(bundle);
@@ -15,5 +16,6 @@ try {
   outcome = `threw ${error?.name ?? "error"}`;
 }
 const handled = performance.now();
-process.stdout.write(`${JSON.stringify({ processStartMs: startedAt, importMs: imported - startedAt, firstEventMs: handled - imported, outcome })}\n`);
+const sourceMaps = process.sourceMapsEnabled;
+process.stdout.write(`${JSON.stringify({ processStartMs: startedAt, importMs: imported - startedAt, firstEventMs: handled - imported, outcome, sourceMaps })}\n`);
 process.exit(0);

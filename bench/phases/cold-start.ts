@@ -1,9 +1,10 @@
 /**
- * Cold starts: every function bundled as the stack bundles it (esbuild, ESM, minified, the AWS SDK
- * inside, infra/tollgate-function.ts), then for each a fresh Node process imports the bundle and
- * handles one event (coldstart/events.ts). Beside the verdict and the park, a twin of each that holds
- * only the AWS clients that function uses (as the catalog says), built the same way, so the clients'
- * own share of a cold start shows.
+ * Cold starts: every function bundled as the stack bundles it (infra/bundling.ts: esbuild, ESM,
+ * minified, a source map beside it, the AWS SDK inside), then for each a fresh Node process started
+ * as the stack starts it by default imports the bundle and handles one event (coldstart/events.ts).
+ * Beside the verdict and the park, a twin of each that holds only the AWS clients that function uses
+ * (as the catalog says), built the same way, so the clients' own share of a cold start shows; and the
+ * verdict once more as `tollgate:sourceMaps` starts it, so the price of mapped stack traces shows.
  */
 import { execFile } from "node:child_process";
 import { mkdirSync, statSync, writeFileSync } from "node:fs";
@@ -11,6 +12,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { build } from "esbuild";
 import { functions, type FunctionName, type FunctionSpec } from "../../functions/catalog.js";
+import { bundleSettings, nodeOptionsFor } from "../../infra/bundling.js";
 import { root } from "../../local/lambda.js";
 import { mintToken } from "../../local/tokens.js";
 import { log, SECRET } from "../config.js";
@@ -18,7 +20,6 @@ import { coldEvent } from "../coldstart/events.js";
 import { hundredths } from "../stats.js";
 
 const run = promisify(execFile);
-const banner = "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
 
 /** The functions with a cold start goal, against a bundle of only the AWS clients each uses. */
 const goals = { verdict: "httpPostEvent", park: "wsElicit" } as const satisfies Record<string, FunctionName>;
@@ -67,11 +68,10 @@ export async function bundle(entry: string, dir: string): Promise<{ file: string
     outfile: file,
     bundle: true,
     platform: "node",
-    format: "esm",
+    ...bundleSettings,
+    mainFields: [...bundleSettings.mainFields],
+    banner: { js: bundleSettings.banner },
     target: "node20",
-    minify: true,
-    mainFields: ["module", "main"],
-    banner: { js: banner },
     logLevel: "silent",
     absWorkingDir: root,
     nodePaths: [join(root, "node_modules")],
@@ -84,38 +84,51 @@ interface Start {
   firstEventMs: number;
   processStartMs: number;
   outcome: string | number;
+  sourceMaps: boolean;
 }
 
-async function coldStart(file: string, event: unknown, env: NodeJS.ProcessEnv): Promise<Start> {
-  const { stdout } = await run(process.execPath, [join(root, "bench/coldstart/harness.mjs"), file, JSON.stringify(event)], { env, timeout: 30_000 });
+async function coldStart(file: string, event: unknown, env: NodeJS.ProcessEnv, nodeOptions: string[]): Promise<Start> {
+  const { stdout } = await run(process.execPath, [...nodeOptions, join(root, "bench/coldstart/harness.mjs"), file, JSON.stringify(event)], { env, timeout: 30_000 });
   return JSON.parse(stdout.trim().split("\n").pop()!) as Start;
 }
 
-/** The row of a function's clients-only twin. */
+/** The row of a function's clients-only twin, and of the verdict started with source maps on. */
 const twinOf = (name: FunctionName) => `${name}ClientsOnly`;
+const withSourceMaps = (name: FunctionName) => `${name}WithSourceMaps`;
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/** One bundle to start: its row's name, its entry file, the event it handles and how Node is started. */
+interface ColdEntry {
+  name: string;
+  entry: string;
+  event: unknown;
+  nodeOptions: string[];
+}
 
 /** `env`: the functions' environment (table, endpoints, secret) pointing at a running DynamoDB Local. */
 export async function coldStartPhase(work: string, env: NodeJS.ProcessEnv, repeats: number, only?: string[]) {
   const token = await mintToken(SECRET, { sub: "cold-human", tenant: "bench-cost", role: "human" });
-  const entries: [string, string, unknown][] = Object.entries(functions)
+  const asDeployed = nodeOptionsFor(false);
+  const entries: ColdEntry[] = Object.entries(functions)
     .filter(([name]) => !only || only.includes(name))
-    .map(([name, spec]) => [name, join(root, spec.entry), coldEvent(spec, token)]);
+    .map(([name, spec]) => ({ name, entry: join(root, spec.entry), event: coldEvent(spec, token), nodeOptions: asDeployed }));
   for (const name of Object.values(goals).filter((n) => !only || only.includes(n))) {
     const dir = join(work, "clients-only", name);
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, "entry.mjs"), clientsOnlyEntry(functions[name]));
-    entries.push([twinOf(name), join(dir, "entry.mjs"), {}]);
+    entries.push({ name: twinOf(name), entry: join(dir, "entry.mjs"), event: {}, nodeOptions: asDeployed });
   }
+  const verdict = entries.find((e) => e.name === goals.verdict);
+  if (verdict) entries.push({ ...verdict, name: withSourceMaps(goals.verdict), nodeOptions: nodeOptionsFor(true) });
   log(`cold start: bundling ${entries.length} functions, then ${repeats} fresh processes each`);
-  const bundles = await Promise.all(entries.map(([name, entry]) => bundle(entry, join(work, "bundles", name))));
+  const bundles = await Promise.all(entries.map(({ name, entry }) => bundle(entry, join(work, "bundles", name))));
   // Round by round, each function once a round: a slow stretch of the machine then falls on every
   // function alike instead of on whichever ran during it.
   const starts: Start[][] = entries.map(() => []);
-  for (let r = 0; r < repeats; r++) for (const [i, [, , event]] of entries.entries()) starts[i].push(await coldStart(bundles[i].file, event, env));
-  const rows: Record<string, { bundleKiB: number; initMs: number; firstEventMs: number; coldMs: number; outcome: string | number }> = {};
-  for (const [i, [name]] of entries.entries()) {
+  for (let r = 0; r < repeats; r++) for (const [i, { event, nodeOptions }] of entries.entries()) starts[i].push(await coldStart(bundles[i].file, event, env, nodeOptions));
+  const rows: Record<string, { bundleKiB: number; initMs: number; firstEventMs: number; coldMs: number; outcome: string | number; sourceMaps: boolean }> = {};
+  for (const [i, { name }] of entries.entries()) {
     const init = median(starts[i].map((s) => s.importMs));
     const first = median(starts[i].map((s) => s.firstEventMs));
     rows[name] = {
@@ -124,15 +137,18 @@ export async function coldStartPhase(work: string, env: NodeJS.ProcessEnv, repea
       firstEventMs: hundredths(first),
       coldMs: hundredths(median(starts[i].map((s) => s.importMs + s.firstEventMs))),
       outcome: starts[i][0].outcome,
+      sourceMaps: starts[i][0].sourceMaps,
     };
   }
-  const vs = (name: FunctionName) => (rows[name] ? hundredths(rows[name].coldMs / rows[twinOf(name)].coldMs) : undefined);
+  const ratio = (name: string, base: string) => (rows[name] && rows[base] ? hundredths(rows[name].coldMs / rows[base].coldMs) : undefined);
+  const vs = (name: FunctionName) => ratio(name, twinOf(name));
   return {
     functions: rows,
     repeats,
     clientsOnly: Object.fromEntries(Object.values(goals).map((name) => [twinOf(name), clientsOf(functions[name])])),
     verdictVsClientsOnly: vs(goals.verdict),
     parkVsClientsOnly: vs(goals.park),
-    note: "median of fresh Node processes, each importing one bundle (initMs) and handling one event (firstEventMs, its first DynamoDB call included); coldMs is their sum; a function's twin (<name>ClientsOnly) builds only the clients in clientsOnly and makes one GetItem. The processes run round by round, each bundle once a round. The bundles are built as the stack builds them, with target node20 for this machine's Node",
+    verdictWithSourceMapsVsDefault: ratio(withSourceMaps(goals.verdict), goals.verdict),
+    note: `median of fresh Node processes, each importing one bundle (initMs) and handling one event (firstEventMs, its first DynamoDB call included); coldMs is their sum; a function's twin (<name>ClientsOnly) builds only the clients in clientsOnly and makes one GetItem. The processes run round by round, each bundle once a round. The bundles are built as the stack builds them (a source map beside each), with target node20 for this machine's Node, and started as the stack starts them by default (Node options: ${asDeployed.join(" ") || "none"}); ${withSourceMaps(goals.verdict)} is the verdict started as tollgate:sourceMaps starts it (${nodeOptionsFor(true).join(" ")})`,
   };
 }

@@ -13,7 +13,7 @@ import { functions as catalog } from "../../functions/catalog.js";
 import { type BundleSize, bundleSizes, markdownTable } from "../../infra/bundle-sizes.js";
 import { repoRoot } from "../../infra/stack.js";
 import { createTollgateApp } from "../../infra/tollgate-app.js";
-import { esmRequireBanner } from "../../infra/tollgate-function.js";
+import { esmRequireBanner } from "../../infra/bundling.js";
 
 const pkg = JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")) as {
   dependencies: Record<string, string>;

@@ -92,12 +92,20 @@ describe("functions", () => {
       expect(p.MemorySize, name).toBeLessThanOrEqual(512);
       const kind = spec(name).trigger.kind;
       expect(p.Timeout, name).toBe(kind === "stream" ? 60 : kind === "timer" ? 30 : 10);
-      expect(p.Environment.Variables.NODE_OPTIONS, name).toBe("--enable-source-maps");
+      // Source maps ship beside each bundle, but Node reads them only with tollgate:sourceMaps (each cold start pays for it).
+      expect(p.Environment.Variables.NODE_OPTIONS, name).toBeUndefined();
       expect(p.Role, name).toEqual({ "Fn::GetAtt": [s.roleId(name), "Arn"] });
       const logGroupId = p.LoggingConfig.LogGroup.Ref;
       const logGroup = s.json.Resources[logGroupId];
       expect(logGroup.Type, name).toBe("AWS::Logs::LogGroup");
       expect(logGroup.Properties.RetentionInDays, name).toBe(30);
+    }
+  });
+
+  it("maps stack traces to the sources in every function with context tollgate:sourceMaps=true", () => {
+    const mapped = synth({ "tollgate:sourceMaps": "true" });
+    for (const name of functionNames) {
+      expect(mapped.json.Resources[mapped.fnId(name)].Properties.Environment.Variables.NODE_OPTIONS, name).toBe("--enable-source-maps");
     }
   });
 
