@@ -106,28 +106,40 @@ interface ColdEntry {
   nodeOptions: string[];
 }
 
+/**
+ * The median over the rounds of one bundle's cold start over another's in the same round. The two
+ * start one right after the other, so the machine's pace, which moves from round to round by more
+ * than the difference measured, falls on both sides of each round's ratio.
+ */
+export function pairedRatio(roundsMs: number[], baseRoundsMs: number[]): number {
+  return hundredths(median(roundsMs.map((ms, r) => ms / baseRoundsMs[r])));
+}
+
 /** `env`: the functions' environment (table, endpoints, secret) pointing at a running DynamoDB Local. */
 export async function coldStartPhase(work: string, env: NodeJS.ProcessEnv, repeats: number, only?: string[]) {
   const token = await mintToken(SECRET, { sub: "cold-human", tenant: "bench-cost", role: "human" });
   const asDeployed = nodeOptionsFor(false);
-  const entries: ColdEntry[] = Object.entries(functions)
-    .filter(([name]) => !only || only.includes(name))
-    .map(([name, spec]) => ({ name, entry: join(root, spec.entry), event: coldEvent(spec, token), nodeOptions: asDeployed }));
-  for (const name of Object.values(goals).filter((n) => !only || only.includes(n))) {
+  const entries: ColdEntry[] = [];
+  for (const [name, spec] of Object.entries(functions) as [FunctionName, FunctionSpec][]) {
+    if (only && !only.includes(name)) continue;
+    const fn = { name, entry: join(root, spec.entry), event: coldEvent(spec, token), nodeOptions: asDeployed };
+    entries.push(fn);
+    if (!(Object.values(goals) as FunctionName[]).includes(name)) continue;
+    // A goal function's twin (and the verdict with source maps) start right after it in each round,
+    // so that the machine's pace over a round falls on the two sides of a ratio alike.
     const dir = join(work, "clients-only", name);
     mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, "entry.mjs"), clientsOnlyEntry(functions[name]));
+    writeFileSync(join(dir, "entry.mjs"), clientsOnlyEntry(spec));
     entries.push({ name: twinOf(name), entry: join(dir, "entry.mjs"), event: {}, nodeOptions: asDeployed });
+    if (name === goals.verdict) entries.push({ ...fn, name: withSourceMaps(name), nodeOptions: nodeOptionsFor(true) });
   }
-  const verdict = entries.find((e) => e.name === goals.verdict);
-  if (verdict) entries.push({ ...verdict, name: withSourceMaps(goals.verdict), nodeOptions: nodeOptionsFor(true) });
   log(`cold start: bundling ${entries.length} functions, then ${repeats} fresh processes each`);
   const bundles = await Promise.all(entries.map(({ name, entry }) => bundle(entry, join(work, "bundles", name))));
   // Round by round, each function once a round: a slow stretch of the machine then falls on every
   // function alike instead of on whichever ran during it.
   const starts: Start[][] = entries.map(() => []);
   for (let r = 0; r < repeats; r++) for (const [i, { event, nodeOptions }] of entries.entries()) starts[i].push(await coldStart(bundles[i].file, event, env, nodeOptions));
-  const rows: Record<string, { bundleKiB: number; initMs: number; firstEventMs: number; coldMs: number; outcome: string | number; sourceMaps: boolean }> = {};
+  const rows: Record<string, { bundleKiB: number; initMs: number; firstEventMs: number; coldMs: number; roundsMs: number[]; outcome: string | number; sourceMaps: boolean }> = {};
   for (const [i, { name }] of entries.entries()) {
     const init = median(starts[i].map((s) => s.importMs));
     const first = median(starts[i].map((s) => s.firstEventMs));
@@ -136,11 +148,12 @@ export async function coldStartPhase(work: string, env: NodeJS.ProcessEnv, repea
       initMs: hundredths(init),
       firstEventMs: hundredths(first),
       coldMs: hundredths(median(starts[i].map((s) => s.importMs + s.firstEventMs))),
+      roundsMs: starts[i].map((s) => hundredths(s.importMs + s.firstEventMs)),
       outcome: starts[i][0].outcome,
       sourceMaps: starts[i][0].sourceMaps,
     };
   }
-  const ratio = (name: string, base: string) => (rows[name] && rows[base] ? hundredths(rows[name].coldMs / rows[base].coldMs) : undefined);
+  const ratio = (name: string, base: string) => (rows[name] && rows[base] ? pairedRatio(rows[name].roundsMs, rows[base].roundsMs) : undefined);
   const vs = (name: FunctionName) => ratio(name, twinOf(name));
   return {
     functions: rows,
@@ -149,6 +162,6 @@ export async function coldStartPhase(work: string, env: NodeJS.ProcessEnv, repea
     verdictVsClientsOnly: vs(goals.verdict),
     parkVsClientsOnly: vs(goals.park),
     verdictWithSourceMapsVsDefault: ratio(withSourceMaps(goals.verdict), goals.verdict),
-    note: `median of fresh Node processes, each importing one bundle (initMs) and handling one event (firstEventMs, its first DynamoDB call included); coldMs is their sum; a function's twin (<name>ClientsOnly) builds only the clients in clientsOnly and makes one GetItem. The processes run round by round, each bundle once a round. The bundles are built as the stack builds them (a source map beside each), with target node20 for this machine's Node, and started as the stack starts them by default (Node options: ${asDeployed.join(" ") || "none"}); ${withSourceMaps(goals.verdict)} is the verdict started as tollgate:sourceMaps starts it (${nodeOptionsFor(true).join(" ")})`,
+    note: `median of fresh Node processes, each importing one bundle (initMs) and handling one event (firstEventMs, its first DynamoDB call included); coldMs is their sum, roundsMs that sum in each round; each ratio is the median over the rounds of the two bundles' cold starts in the same round; a function's twin (<name>ClientsOnly) builds only the clients in clientsOnly and makes one GetItem. The processes run round by round, each bundle once a round, a goal function's twin (and the verdict with source maps) right after it. The bundles are built as the stack builds them (a source map beside each), with target node20 for this machine's Node, and started as the stack starts them by default (Node options: ${asDeployed.join(" ") || "none"}); ${withSourceMaps(goals.verdict)} is the verdict started as tollgate:sourceMaps starts it (${nodeOptionsFor(true).join(" ")})`,
   };
 }
