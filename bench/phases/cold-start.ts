@@ -60,7 +60,7 @@ function clientsOnlyEntry(spec: FunctionSpec): string {
   return `${lines.join("\n")}\n`;
 }
 
-/** Bundles `entry` into `dir` as the stack does (infra/tollgate-function.ts), with target node20 for this machine. */
+/** Bundles `entry` into `dir` with the stack's settings (infra/bundling.ts), with target node20 for this machine. */
 export async function bundle(entry: string, dir: string): Promise<{ file: string; bytes: number }> {
   const file = join(dir, "index.mjs");
   await build({

@@ -2,9 +2,10 @@
  * Cost, measured: the runtime runs in this process against DynamoDB Local through the metering proxy,
  * and one elicitation after another goes the way the cost model prices it: a runner raises it over its
  * WebSocket in a top-level session, one inbox tab subscribed to every session hears it, a human answers
- * over HTTP; at the end a human lists the sessions awaiting approval once. Every DynamoDB call's capacity, every AWS call with the function that made it, every
- * invocation with its duration and every WebSocket message is counted over those elicitations alone
- * (connecting and subscribing come before).
+ * over HTTP; at the end a human lists the sessions awaiting approval once. Every DynamoDB call's
+ * capacity, every AWS call with the function that made it, every invocation with its duration and
+ * every WebSocket message is counted over those elicitations alone (connecting and subscribing come
+ * before).
  */
 import { startRuntime } from "../../local/runtime.js";
 import { mintToken } from "../../local/tokens.js";
