@@ -1,6 +1,6 @@
 /**
  * The stream hands the streams function only the item kinds it reacts to (`streamItemKinds`), as
- * the event source mapping's filter does in the cloud: the rate counters and pending rows a raise
+ * the event source mapping's filter does in the cloud: the rate counters and mirror rows a raise
  * and a verdict write are in the stream, and no invocation receives them.
  */
 import type { DynamoDBStreamEvent } from "aws-lambda";
@@ -25,10 +25,12 @@ afterAll(async () => {
   await t?.stop();
 });
 
-it("passes over rate counters and pending rows: the streams function receives only the kinds it reacts to", async () => {
+it("passes over rate counters and mirror rows: the streams function receives only the kinds it reacts to", async () => {
   const runner = await t.token("runner", "filtered-agent");
   const human = await t.token("human", "filtered-human");
-  expect((await t.http(runner, "PUT", "/v1/sessions/conv_filtered", {})).status).toBe(200);
+  // A sub-agent's session, so the raise also mirrors the elicitation under its parent.
+  expect((await t.http(runner, "PUT", "/v1/sessions/conv_filtered_parent", {})).status).toBe(200);
+  expect((await t.http(runner, "PUT", "/v1/sessions/conv_filtered", { parent_session_id: "conv_filtered_parent" })).status).toBe(200);
   const raised = await t.http(runner, "POST", "/v1/sessions/conv_filtered/events", { type: "response.elicitation_request", elicitation_id: "el_filtered", params: { message: "May I?" } });
   expect(raised.status).toBe(201);
   expect((await t.http(human, "POST", "/v1/sessions/conv_filtered/events", { type: "approval", elicitation_id: "el_filtered", action: "accept" })).status).toBe(200);
@@ -38,7 +40,7 @@ it("passes over rate counters and pending rows: the streams function receives on
   expect(elicitationRecords()).toBeGreaterThanOrEqual(2);
 
   const inStream = (await allRecords(t)).map((r) => r.dynamodb?.NewImage?.kind?.S ?? "(no new image)");
-  expect(inStream).toEqual(expect.arrayContaining(["rate", "pending", "session", "elicitation"]));
+  expect(inStream).toEqual(expect.arrayContaining(["rate", "descendant", "session", "elicitation"]));
   expect(handed).toEqual(expect.arrayContaining(["session", "elicitation"]));
   for (const kind of handed) expect(streamItemKinds as readonly string[]).toContain(kind);
 });

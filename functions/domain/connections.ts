@@ -67,9 +67,9 @@ export function createConnections(ctx: Context) {
     async leftBehind(tenant: string, connectionId: string): Promise<ElicitationItem[]> {
       const item = await connections.get(tenant, connectionId);
       if (!item?.gone_at) return [];
-      const rows = await Promise.all([...(item.sessions ?? [])].map((sessionId) => elicitations.pendingIn(tenant, sessionId)));
-      const items = await Promise.all(rows.flat().map((row) => elicitations.get(tenant, row.elicitation_id)));
-      return items.filter((e): e is ElicitationItem => e?.status === "pending" && e.connection_id === connectionId);
+      const waiting = (await sessions.many(tenant, [...(item.sessions ?? [])])).filter((session) => session.pending_count > 0);
+      const pending = await Promise.all(waiting.map((session) => elicitations.pendingIn(session)));
+      return pending.flat().filter((e) => e.connection_id === connectionId);
     },
   };
 }

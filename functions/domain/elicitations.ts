@@ -1,8 +1,8 @@
 /**
  * The elicitation lifecycle: raise, and resolve exactly once (docs/protocol.md "Lifecycle rules" 1, 2, 3, 7).
- * Raise and resolve are each one transaction over the elicitation, its pending row, its mirror
- * rows under every ancestor (docs/data-model.md "Items") and the session's badge count, so the count can
- * never drift from the rows it counts.
+ * Raise and resolve are each one transaction over the elicitation, its mirror rows under every
+ * ancestor (docs/data-model.md "Items") and the session's badge count with its list of pending ids,
+ * so the count can never drift from what it counts.
  */
 import { randomUUID } from "node:crypto";
 import { ProtocolError, badRequest, notFound } from "../shared/errors.js";
@@ -137,7 +137,7 @@ export function createElicitations(ctx: Context, sessions: Sessions, delivery: D
     };
     const charge = limiter?.charge(caller, "raise");
     // Raised over a connection, the session's runner becomes that connection in the same write as its count.
-    const count = sessionStore.countUp(caller.tenant, session.session_id, createdAt, connection?.id);
+    const count = sessionStore.countUp(caller.tenant, session.session_id, elicitationId, createdAt, connection?.id);
     const writes = [...store.raise(item, JSON.stringify(requestEvent(item))), count, ...(charge ? [charge.write] : [])];
     const lost = await ctx.db.transact(writes);
     if (!lost) return { created: true, elicitation_id: elicitationId, deadline: item.deadline, session_runner: read?.runner_connection_id };
@@ -178,7 +178,7 @@ export function createElicitations(ctx: Context, sessions: Sessions, delivery: D
         // Counted from the resolution itself, so the history hides it exactly when its retention has passed.
         expiresAt: Math.floor(Date.parse(verdict.resolved_at) / 1000) + ctx.config.resolvedRetentionSeconds,
       }),
-      sessionStore.countDown(r.tenant, item.session_id, verdict.resolved_at),
+      sessionStore.countDown(r.tenant, item.session_id, item.elicitation_id, verdict.resolved_at),
       ...(r.charge ? [r.charge.write] : []),
     ];
     const lost = await ctx.db.transact(writes);

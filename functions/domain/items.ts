@@ -32,6 +32,8 @@ export interface SessionItem {
   title?: string;
   owner_sub: string;
   pending_count: number;
+  /** The ids of its own pending elicitations, changed with `pending_count` in the same writes (absent when none). */
+  pending_ids?: Set<string>;
   runner_connection_id?: string;
   message_seq?: number;
   flush_lease?: number;
@@ -74,6 +76,8 @@ export interface ElicitationItem {
   block_round?: number;
   notice_seq?: number;
   expires_at?: number;
+  /** Listed in its session's `pending_ids`; absent on one raised before, which has a `P#` row under its session instead. */
+  listed_on_session?: true;
 }
 
 export type Resolved = ElicitationItem & { verdict: Verdict };
@@ -108,7 +112,7 @@ export interface MessageItem {
   created_at: string;
 }
 
-/** A pending elicitation's row under its session (`P#`) or under an ancestor (`D#`). */
+/** A pending elicitation's row under an ancestor (`D#`), or under its own session (`P#`, only those raised before `pending_ids`). */
 export interface PendingRow {
   pk: string;
   sk: string;

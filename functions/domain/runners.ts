@@ -55,11 +55,12 @@ export function createRunners(ctx: Context, sessions: Sessions, connections: Con
       const session = await sessions.find(caller.tenant, sessionId);
       requireOwner(caller, session);
       const { elicitations: store } = ctx.db;
-      const rows = [...(await store.pendingIn(caller.tenant, sessionId)), ...(descendants ? await store.pendingBelow(caller.tenant, sessionId) : [])];
+      const [own, below] = await Promise.all([store.pendingIn(session), descendants ? store.pendingBelow(caller.tenant, sessionId) : []]);
       // One after another: resolutions of one session all write its count item, and side by side their transactions would conflict.
+      // The session's own were just read (consistently): each resolves from that read.
       let cancelled = 0;
-      for (const row of rows) {
-        const { won } = await elicitations.resolve({ tenant: caller.tenant, elicitation_id: row.elicitation_id, action: "cancel", reason: "cancelled", resolved_by: caller.sub });
+      for (const { elicitation_id, known } of [...own.map((item) => ({ elicitation_id: item.elicitation_id, known: item })), ...below.map((row) => ({ elicitation_id: row.elicitation_id, known: undefined }))]) {
+        const { won } = await elicitations.resolve({ tenant: caller.tenant, elicitation_id, action: "cancel", reason: "cancelled", resolved_by: caller.sub }, known);
         if (won) cancelled++;
       }
       return { cancelled };

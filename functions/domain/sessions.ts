@@ -4,7 +4,7 @@ import { ProtocolError, badRequest, notFound } from "../shared/errors.js";
 import { requireOwner, requireRole } from "./access.js";
 import type { Context } from "./context.js";
 import { keptMap } from "./kept.js";
-import { eventOf, type Caller, type SessionItem } from "./items.js";
+import { eventOf, requestEvent, type Caller, type SessionItem } from "./items.js";
 
 export interface SessionSummary {
   session_id: string;
@@ -173,10 +173,11 @@ export function createSessions(ctx: Context) {
     /** The session with its own and its descendants' pending request events, oldest first. */
     async snapshot(caller: Caller, sessionId: string) {
       requireRole(caller, "read");
-      const [session, own, below] = await Promise.all([find(caller.tenant, sessionId), elicitations.pendingIn(caller.tenant, sessionId), elicitations.pendingBelow(caller.tenant, sessionId)]);
+      const [session, below] = await Promise.all([find(caller.tenant, sessionId), elicitations.pendingBelow(caller.tenant, sessionId)]);
+      const own = await elicitations.pendingIn(session);
       return {
         ...summary(session),
-        pending_elicitations: own.map(eventOf),
+        pending_elicitations: own.map(requestEvent),
         descendant_pending_elicitations: below.map(eventOf),
       };
     },
@@ -186,9 +187,9 @@ export function createSessions(ctx: Context) {
       requireRole(caller, "peek");
       const session = await find(caller.tenant, sessionId);
       requireOwner(caller, session);
-      const rows = await elicitations.pendingIn(caller.tenant, sessionId);
+      const own = await elicitations.pendingIn(session);
       return {
-        items: rows.map(eventOf).map((event) => {
+        items: own.map(requestEvent).map((event) => {
           const fields = Object.keys(event.params.requestedSchema?.properties ?? {});
           return {
             type: "pending_elicitation" as const,

@@ -1,8 +1,9 @@
 /**
- * The elicitation item and its pending rows: one `P#` row under its session and a `D#` mirror under
- * each ancestor (docs/data-model.md "Items"), which raise puts and resolve deletes in the same transaction.
+ * The elicitation item and its mirror rows: a `D#` row under each ancestor (docs/data-model.md "Items"),
+ * which raise puts and resolve deletes in the same transaction. Its own session lists it in the session
+ * item's `pending_ids`, in the same transaction too (stores/sessions.ts).
  */
-import type { BlockState, Connection, ElicitationItem, PendingRow, Verdict } from "../items.js";
+import type { BlockState, Connection, ElicitationItem, PendingRow, SessionItem, Verdict } from "../items.js";
 import { keys } from "./keys.js";
 import type { Table, Write } from "./table.js";
 
@@ -34,12 +35,15 @@ const historyKeys = (tenant: string, resolvedAt: string, elicitationId: string) 
   return { ":hpk": history_pk, ":hsk": history_sk };
 };
 
+const inCreationOrder = (a: ElicitationItem, b: ElicitationItem) =>
+  a.created_at === b.created_at ? (a.elicitation_id < b.elicitation_id ? -1 : 1) : a.created_at < b.created_at ? -1 : 1;
+
 export function elicitationStore(table: Table) {
   const key = (item: Pick<ElicitationItem, "tenant" | "elicitation_id">) => keys.elicitation(item.tenant, item.elicitation_id);
-  const rowKeys = (item: Pick<ElicitationItem, "tenant" | "session_id" | "ancestors" | "created_at" | "elicitation_id">) => [
-    { kind: "pending" as const, ...keys.pending(item.tenant, item.session_id, item.created_at, item.elicitation_id) },
-    ...item.ancestors.map((ancestor) => ({ kind: "descendant" as const, ...keys.descendant(item.tenant, ancestor, item.created_at, item.elicitation_id) })),
-  ];
+  const mirrorKeys = (item: Pick<ElicitationItem, "tenant" | "ancestors" | "created_at" | "elicitation_id">) =>
+    item.ancestors.map((ancestor) => keys.descendant(item.tenant, ancestor, item.created_at, item.elicitation_id));
+  /** An elicitation raised before sessions listed their own in `pending_ids` has a `P#` row under its session instead. */
+  const legacyRowKey = (item: ElicitationItem) => (item.listed_on_session ? [] : [keys.pending(item.tenant, item.session_id, item.created_at, item.elicitation_id)]);
   const rows = (tenant: string, sessionId: string, prefix: string) =>
     table.queryAll<PendingRow>({
       KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
@@ -50,23 +54,32 @@ export function elicitationStore(table: Table) {
   return {
     get: (tenant: string, elicitationId: string) => table.get<ElicitationItem>(keys.elicitation(tenant, elicitationId)),
 
-    /** A session's own pending elicitations, oldest first. */
-    pendingIn: (tenant: string, sessionId: string) => rows(tenant, sessionId, keys.prefix.pending),
+    /**
+     * A session's own pending elicitations, oldest first, read by the ids its item lists (consistently).
+     * The `P#` rows of elicitations raised before the session listed them are read too while its count
+     * says some are left.
+     */
+    async pendingIn(session: SessionItem): Promise<ElicitationItem[]> {
+      const ids = new Set(session.pending_ids ?? []);
+      if (session.pending_count > ids.size) for (const row of await rows(session.tenant, session.session_id, keys.prefix.pending)) ids.add(row.elicitation_id);
+      const items = await table.batchGet<ElicitationItem>([...ids].map((id) => keys.elicitation(session.tenant, id)));
+      return items.filter((item) => item.status === "pending").sort(inCreationOrder);
+    },
     /** The pending elicitations of a session's descendants (any depth), oldest first. */
     pendingBelow: (tenant: string, sessionId: string) => rows(tenant, sessionId, keys.prefix.descendant),
 
-    /** The writes of a raise: the new elicitation (refused if its id exists) and its pending rows, carrying the request event. */
+    /** The writes of a raise: the new elicitation (refused if its id exists) and its mirror rows, carrying the request event. */
     raise(elicitation: NewElicitation, eventJson: string): Write[] {
-      const item: ElicitationItem = { ...key(elicitation), kind: "elicitation", ...elicitation };
+      const item: ElicitationItem = { ...key(elicitation), kind: "elicitation", ...elicitation, listed_on_session: true };
       return [
         { Put: { TableName: table.name, Item: item, ConditionExpression: "attribute_not_exists(pk)" } },
-        ...rowKeys(item).map(({ kind, pk, sk }) => ({
-          Put: { TableName: table.name, Item: { pk, sk, kind, elicitation_id: item.elicitation_id, event_json: eventJson } },
+        ...mirrorKeys(item).map(({ pk, sk }) => ({
+          Put: { TableName: table.name, Item: { pk, sk, kind: "descendant", elicitation_id: item.elicitation_id, event_json: eventJson } },
         })),
       ];
     },
 
-    /** The writes of a resolution: pending -> resolved with its verdict (and claim) and its place in the history, and its pending rows gone. */
+    /** The writes of a resolution: pending -> resolved with its verdict (and claim) and its place in the history, and its mirror rows gone. */
     resolve(item: ElicitationItem, verdict: Verdict, claim: ResolveClaim, o: { at: string; expiresAt: number }): Write[] {
       const form = claim === undefined ? RESOLVE.plain : "reply" in claim ? RESOLVE.reply : RESOLVE.bound;
       const connection = claim === undefined ? {} : { ":c": "reply" in claim ? claim.reply : claim.bound, ":now": o.at };
@@ -88,7 +101,7 @@ export function elicitationStore(table: Table) {
             },
           },
         },
-        ...rowKeys(item).map(({ pk, sk }) => ({ Delete: { TableName: table.name, Key: { pk, sk } } })),
+        ...[...legacyRowKey(item), ...mirrorKeys(item)].map(({ pk, sk }) => ({ Delete: { TableName: table.name, Key: { pk, sk } } })),
       ];
     },
 

@@ -59,26 +59,26 @@ export function sessionStore(table: Table, indexes: { sessionsByTenant: IndexDef
     many: (tenant: string, sessionIds: string[]) => table.batchGet<SessionItem>(sessionIds.map((id) => key(tenant, id))),
 
     /**
-     * One more pending elicitation: a write of the raising transaction, which fails if the session is
-     * gone. With `runner`, that connection becomes the session's runner in the same write.
+     * One more pending elicitation, counted and listed: a write of the raising transaction, which fails
+     * if the session is gone. With `runner`, that connection becomes the session's runner in the same write.
      */
-    countUp: (tenant: string, sessionId: string, at: string, runner?: string): Write => ({
+    countUp: (tenant: string, sessionId: string, elicitationId: string, at: string, runner?: string): Write => ({
       Update: {
         TableName: table.name,
         Key: key(tenant, sessionId),
-        UpdateExpression: `ADD pending_count :one SET pending_pk = :tenant, updated_at = :now${runner ? ", runner_connection_id = :runner" : ""}`,
+        UpdateExpression: `ADD pending_count :one, pending_ids :id SET pending_pk = :tenant, updated_at = :now${runner ? ", runner_connection_id = :runner" : ""}`,
         ConditionExpression: "attribute_exists(pk)",
-        ExpressionAttributeValues: { ":one": 1, ":tenant": keys.sessionIndex(tenant, sessionId), ":now": at, ...(runner ? { ":runner": runner } : {}) },
+        ExpressionAttributeValues: { ":one": 1, ":id": new Set([elicitationId]), ":tenant": keys.sessionIndex(tenant, sessionId), ":now": at, ...(runner ? { ":runner": runner } : {}) },
       },
     }),
 
-    /** One pending elicitation fewer: a write of the resolving transaction. */
-    countDown: (tenant: string, sessionId: string, at: string): Write => ({
+    /** One pending elicitation fewer, no longer listed (DynamoDB drops the set with its last id): a write of the resolving transaction. */
+    countDown: (tenant: string, sessionId: string, elicitationId: string, at: string): Write => ({
       Update: {
         TableName: table.name,
         Key: key(tenant, sessionId),
-        UpdateExpression: "ADD pending_count :minus SET updated_at = :now",
-        ExpressionAttributeValues: { ":minus": -1, ":now": at },
+        UpdateExpression: "ADD pending_count :minus SET updated_at = :now DELETE pending_ids :id",
+        ExpressionAttributeValues: { ":minus": -1, ":id": new Set([elicitationId]), ":now": at },
       },
     }),
 
