@@ -56,13 +56,15 @@ export function createRunners(ctx: Context, sessions: Sessions, connections: Con
       requireOwner(caller, session);
       const { elicitations: store } = ctx.db;
       const [own, below] = await Promise.all([store.pendingIn(session), descendants ? store.pendingBelow(caller.tenant, sessionId) : []]);
-      // One after another: resolutions of one session all write its count item, and side by side their transactions would conflict.
-      // The session's own were just read (consistently): each resolves from that read.
       let cancelled = 0;
-      for (const { elicitation_id, known } of [...own.map((item) => ({ elicitation_id: item.elicitation_id, known: item })), ...below.map((row) => ({ elicitation_id: row.elicitation_id, known: undefined }))]) {
+      /** `known`: the item as just read (consistently), which spares reading it again. */
+      const cancel = async (elicitation_id: string, known?: ElicitationItem) => {
         const { won } = await elicitations.resolve({ tenant: caller.tenant, elicitation_id, action: "cancel", reason: "cancelled", resolved_by: caller.sub }, known);
         if (won) cancelled++;
-      }
+      };
+      // One after another: resolutions of one session all write its count item, and side by side their transactions would conflict.
+      for (const item of own) await cancel(item.elicitation_id, item);
+      for (const row of below) await cancel(row.elicitation_id);
       return { cancelled };
     },
 

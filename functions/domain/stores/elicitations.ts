@@ -35,8 +35,7 @@ const historyKeys = (tenant: string, resolvedAt: string, elicitationId: string) 
   return { ":hpk": history_pk, ":hsk": history_sk };
 };
 
-const inCreationOrder = (a: ElicitationItem, b: ElicitationItem) =>
-  a.created_at === b.created_at ? (a.elicitation_id < b.elicitation_id ? -1 : 1) : a.created_at < b.created_at ? -1 : 1;
+const inCreationOrder = (a: ElicitationItem, b: ElicitationItem) => (a.created_at === b.created_at ? (a.elicitation_id < b.elicitation_id ? -1 : 1) : a.created_at < b.created_at ? -1 : 1);
 
 export function elicitationStore(table: Table) {
   const key = (item: Pick<ElicitationItem, "tenant" | "elicitation_id">) => keys.elicitation(item.tenant, item.elicitation_id);
