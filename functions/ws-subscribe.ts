@@ -3,6 +3,6 @@ import { SubscribeFrame } from "./shared/schemas.js";
 import { wsHandler } from "./lambda/ws.js";
 
 export const handler = wsHandler(SubscribeFrame, async ({ caller, connection, frame }, { tollgate }) => {
-  await tollgate.subscriptions.subscribe(caller, connection.id, frame.sessions);
+  await tollgate.subscriptions.subscribe(caller, connection.id, frame.sessions, { badges: frame.badges ?? true });
   return { type: "subscribed" };
 });

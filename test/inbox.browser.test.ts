@@ -3,6 +3,7 @@
  * answering (plain and form), the verdict every tab learns, the standalone approval page, and the
  * standing verdict of an approval someone else answered first.
  */
+import { ApiGatewayManagementApiClient, DeleteConnectionCommand } from "@aws-sdk/client-apigatewaymanagementapi";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { live, noBrowser, poll, sid, startInbox, text, visible, type Inbox } from "./support/inbox.js";
 
@@ -171,6 +172,47 @@ describe.skipIf(noBrowser)("approval inbox in a browser", () => {
     await page.reload();
     await page.getByTestId(`session-${child}`).waitFor();
     expect(await page.getByTestId("only-pending").isChecked()).toBe(true);
+  });
+
+  it("counts each session's badge itself: no badge frame on its socket, and exact through a reconnect", async () => {
+    const s = sid("conv_counted");
+    await session(s, { title: "Counted" });
+    const first = await raise(s, { message: "First?" });
+    const page = await open("/");
+    const received: { type?: string }[] = [];
+    const sent: { action?: string; badges?: boolean }[] = [];
+    page.on("websocket", (ws) => {
+      ws.on("framereceived", (f) => received.push(JSON.parse(String(f.payload))));
+      ws.on("framesent", (f) => sent.push(JSON.parse(String(f.payload))));
+    });
+    const subscribers = async () => new Set((await t.scan()).flatMap((i: any) => (i.pk.S.startsWith("T#acme#SUBSCRIBERS") ? [i.connection_id.S] : [])));
+    const before = await subscribers();
+    await page.reload();
+    await live(page);
+    await expect.poll(() => text(page, `badge-${s}`), poll).toContain("1");
+    const second = await raise(s, { message: "Second?" });
+    await expect.poll(() => text(page, `badge-${s}`), poll).toContain("2");
+    await t.http(human, "POST", `/v1/sessions/${s}/events`, { type: "approval", elicitation_id: first, action: "accept" });
+    await expect.poll(() => text(page, `badge-${s}`), poll).toContain("1");
+
+    // The socket drops; while it is down the second resolves and a third is raised: the tab hears neither.
+    const [connectionId] = [...(await subscribers())].filter((id) => !before.has(id));
+    const connections = new ApiGatewayManagementApiClient({ endpoint: t.runtime.httpUrl, region: "us-east-1", credentials: { accessKeyId: "local", secretAccessKey: "local" } });
+    await connections.send(new DeleteConnectionCommand({ ConnectionId: connectionId }));
+    connections.destroy();
+    await page.locator('#conn[data-state="offline"]').waitFor();
+    await t.http(human, "POST", `/v1/sessions/${s}/events`, { type: "approval", elicitation_id: second, action: "decline" });
+    const third = await raise(s, { message: "Third?" });
+    await live(page);
+    await expect.poll(() => text(page, `badge-${s}`), poll).toContain("1");
+    await t.http(human, "POST", `/v1/sessions/${s}/events`, { type: "approval", elicitation_id: third, action: "accept" });
+    await expect.poll(() => visible(page, `badge-${s}`), poll).toBe(false);
+
+    const subscribes = sent.filter((f) => f.action === "subscribe");
+    expect(subscribes.length).toBeGreaterThanOrEqual(2);
+    for (const frame of subscribes) expect(frame.badges).toBe(false);
+    expect(received.filter((f) => f.type === "response.elicitation_resolved").length).toBeGreaterThanOrEqual(2);
+    expect(received.filter((f) => f.type === "session.badge")).toEqual([]);
   });
 
   it("asks for a token when there is none", async () => {

@@ -107,6 +107,11 @@ it("shows, resolves and cancels an elicitation raised before sessions listed the
 
   const snapshot = await t.http(human, "GET", "/v1/sessions/upgraded");
   expect(snapshot.body.pending_elicitations_count).toBe(3);
+  // Lists read the ids the item does not hold yet.
+  const listed = (await t.http(human, "GET", "/v1/sessions?ids=upgraded")).body.sessions[0];
+  expect(listed.pending_elicitation_ids).toEqual(["after_1", "before_1", "before_2"]);
+  expect((await t.http(runner, "PUT", "/v1/sessions/upgraded", {})).body.pending_elicitation_ids).toEqual(["after_1", "before_1", "before_2"]);
+  expect(snapshot.body.pending_elicitation_ids).toEqual(["after_1", "before_1", "before_2"]);
   expect(snapshot.body.pending_elicitations.map((e: { elicitation_id: string }) => e.elicitation_id)).toEqual(["before_1", "before_2", "after_1"]);
 
   // Its resolution takes its row away with the count.

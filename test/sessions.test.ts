@@ -52,13 +52,18 @@ describe("lists and counts", () => {
         truth.get(session)!.add(id);
       }
     }
-    const expected = [...truth].map(([session_id, open]) => ({ session_id, pending_elicitations_count: open.size, awaiting_approval: open.size > 0 }));
+    const expected = [...truth].map(([session_id, open]) => ({
+      session_id,
+      pending_elicitations_count: open.size,
+      pending_elicitation_ids: [...open].sort(),
+      awaiting_approval: open.size > 0,
+    }));
     const listed = (await listAll("", 3)).filter((s) => s.session_id.startsWith("gt_"));
     expect(listed).toEqual(expected.map((e) => expect.objectContaining(e)));
     const batch = await t.http(human, "GET", `/v1/sessions?ids=${[...truth.keys(), "gt_unknown"].join(",")}`);
     expect(batch.body.sessions).toEqual([
       ...expected.map((e) => expect.objectContaining(e)),
-      { session_id: "gt_unknown", parent_session_id: null, title: null, pending_elicitations_count: 0, awaiting_approval: false, updated_at: null },
+      { session_id: "gt_unknown", parent_session_id: null, title: null, pending_elicitations_count: 0, pending_elicitation_ids: [], awaiting_approval: false, updated_at: null },
     ]);
     for (const [session, open] of truth) {
       const snapshot = await t.http(human, "GET", `/v1/sessions/${session}`);
@@ -68,7 +73,7 @@ describe("lists and counts", () => {
     }
     // A pending list reads each count with its page, so it is exact at once, whatever the index still holds.
     const pending = (await listAll("&pending=true", 2)).filter((s) => s.session_id.startsWith("gt_"));
-    expect(pending.map((s) => s.session_id)).toEqual(expected.filter((e) => e.pending_elicitations_count > 0).map((e) => e.session_id));
+    expect(pending).toEqual(expected.filter((e) => e.pending_elicitations_count > 0).map((e) => expect.objectContaining(e)));
   });
 
   it("pages over 250 sessions with each exactly once, and refuses a forged cursor", async () => {
@@ -222,6 +227,39 @@ describe("peek and the standalone read", () => {
 });
 
 describe("subscribers", () => {
+  it("without badges, hears no session.badge and counts exactly from the listed ids and the events since subscribed", async () => {
+    await put("counted_s");
+    await raise("counted_s", "counted_1");
+    const counter = await t.socket(human);
+    expect((await counter.request({ action: "subscribe", sessions: "*", badges: false })).type).toBe("subscribed");
+    const hearer = await t.socket(human);
+    expect((await hearer.request({ action: "subscribe", sessions: ["counted_s"] })).type).toBe("subscribed");
+    const listed = (await t.http(human, "GET", "/v1/sessions?ids=counted_s")).body.sessions[0];
+    expect(listed).toMatchObject({ pending_elicitations_count: 1, pending_elicitation_ids: ["counted_1"] });
+
+    await raise("counted_s", "counted_2");
+    await raise("counted_s", "counted_3");
+    await approve("counted_s", "counted_1");
+    await approve("counted_s", "counted_3");
+    await raise("counted_s", "counted_4");
+    await hearer.next((f) => f.type === "session.badge" && f.session_id === "counted_s" && f.pending_elicitations_count === 2);
+    await counter.next((f) => f.type === "response.elicitation_request" && f.elicitation_id === "counted_4");
+    // The protocol's rule: the ids listed, plus those requested since, minus those resolved since.
+    const heard = counter.frames.filter((f) => f.session_id === "counted_s");
+    const resolved = new Set(heard.filter((f) => f.type === "response.elicitation_resolved").map((f) => f.elicitation_id));
+    const counted = new Set([...listed.pending_elicitation_ids, ...heard.filter((f) => f.type === "response.elicitation_request").map((f) => f.elicitation_id)]);
+    for (const id of resolved) counted.delete(id);
+    expect([...counted].sort()).toEqual(["counted_2", "counted_4"]);
+    expect((await t.http(human, "GET", "/v1/sessions?ids=counted_s")).body.sessions[0].pending_elicitation_ids).toEqual(["counted_2", "counted_4"]);
+    expect(counter.count((f) => f.type === "session.badge")).toBe(0);
+    expect(hearer.count((f) => f.type === "session.badge" && f.session_id === "counted_s")).toBeGreaterThanOrEqual(5);
+
+    // The last subscribe says: without `badges: false` the connection hears them again.
+    expect((await counter.request({ action: "subscribe", sessions: "*" })).type).toBe("subscribed");
+    await approve("counted_s", "counted_2");
+    await counter.next((f) => f.type === "session.badge" && f.session_id === "counted_s" && f.pending_elicitations_count === 1);
+  });
+
   it("prunes a subscriber whose connection is gone without a $disconnect (a 410 from @connections)", async () => {
     const { DynamoDBClient, GetItemCommand, PutItemCommand } = await import("@aws-sdk/client-dynamodb");
     const db = new DynamoDBClient({ endpoint: t.runtime.dynamoEndpoint, region: "us-east-1", credentials: { accessKeyId: "local", secretAccessKey: "local" } });

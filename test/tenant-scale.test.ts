@@ -127,7 +127,7 @@ it("still reaches, once, a subscriber whose row was written when there was one s
   const movedPk = keys.subscriber("acme", moved.connectionId, SHARDS).pk;
   // The same connection subscribed again by functions that had one shard: its row in the partition of before.
   const oneShard = domainOver(t, { config: { subscriberShards: 1 } });
-  await oneShard.subscriptions.subscribe({ tenant: "acme", sub: "human-x", role: "human" }, moved.connectionId, "*");
+  await oneShard.subscriptions.subscribe({ tenant: "acme", sub: "human-x", role: "human" }, moved.connectionId, "*", { badges: true });
   const twice = (await subscriberRows()).filter((r) => r.connectionId === moved.connectionId);
   expect(twice.map((r) => r.pk).sort()).toEqual(["T#acme#SUBSCRIBERS", movedPk].sort());
 

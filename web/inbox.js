@@ -5,10 +5,12 @@ import { createCard } from "./card.js";
 import { decisionsList, showDecisions } from "./decisions.js";
 import { byId, h } from "./dom.js";
 import { live } from "./live.js";
+import { forgetOldest } from "./kept.js";
 import { notifyPrompt, offerNotifications, withdrawPrompt } from "./notify.js";
+import { countOf, heard, startOver } from "./pending.js";
 import { store } from "./settings.js";
 import { boot } from "./signin.js";
-import { ensureKnown, label, loadSessions, onChoose, renderTree, sessions, setBadge, view, within } from "./tree.js";
+import { ensureKnown, know, label, loadSessions, onChoose, renderTree, sessions, setBadge, view, within } from "./tree.js";
 
 /** @typedef {import("./types").SessionItem} SessionItem */
 /** @typedef {import("./types").SessionDetail} SessionDetail */
@@ -26,14 +28,6 @@ const seenOnScreen = new Set();
 let detailSeq = 0;
 /** How many recent resolutions and seen prompts the inbox remembers. */
 const REMEMBERED = 500;
-
-/** Forgets the oldest entries past `max` (a Set and a Map both iterate in insertion order). @param {Set<string> | Map<string, unknown>} kept @param {number} max */
-function forgetOldest(kept, max) {
-  for (const key of kept.keys()) {
-    if (kept.size <= max) return;
-    kept.delete(key);
-  }
-}
 
 const $ = byId;
 /** @param {{created_at?: string}} a @param {{created_at?: string}} b */
@@ -97,7 +91,7 @@ async function loadDetail(fresh) {
   }
   if (seq !== detailSeq) return;
   const { pending_elicitations: own = [], descendant_pending_elicitations: desc = [], ...item } = d;
-  sessions.set(id, { ...sessions.get(id), ...item });
+  know(item);
   await Promise.all([...new Set(desc.map((e) => e.session_id))].map(ensureKnown));
   if (seq !== detailSeq) return;
   const pending = [...own, ...desc].sort(byCreated);
@@ -151,20 +145,21 @@ function renderPane(item) {
 
 /** @param {LiveEvent} ev */
 async function onEvent(ev) {
-  if (ev.type === "session.badge") {
-    if (!sessions.has(ev.session_id)) await ensureKnown(ev.session_id);
-    setBadge(ev.session_id, ev.pending_elicitations_count);
-  } else if (ev.type === "response.elicitation_request") {
+  // Counted as it arrives, so a session read while it is on its way counts it too.
+  heard(ev);
+  if (ev.type === "response.elicitation_request") {
     // Judged as it arrives: a prompt that came while the tab was in front is no news once the tab goes behind,
     // nor is one whose card a snapshot already put in front of the human before this event came.
     const news = document.visibilityState === "hidden" && !seenOnScreen.has(ev.elicitation_id);
     await ensureKnown(ev.session_id);
+    setBadge(ev.session_id, countOf(ev.session_id));
     if (view.selected && within(ev.session_id, view.selected)) addCard(ev);
     if (news) notifyPrompt(ev, label(ev.session_id)).catch((e) => console.warn("tollgate: no notification", e));
   } else if (ev.type === "response.elicitation_resolved") {
     resolvedEvents.set(ev.elicitation_id, ev);
     forgetOldest(resolvedEvents, REMEMBERED);
     cards.get(ev.elicitation_id)?.resolve(ev);
+    setBadge(ev.session_id, countOf(ev.session_id));
     withdrawPrompt(ev.elicitation_id).catch(() => {});
     if (view.selected && within(ev.session_id, view.selected)) refreshDecisions();
   }
@@ -199,5 +194,13 @@ boot(() => {
   document.body.classList.toggle("has-selection", Boolean(view.selected));
   if (view.selected) $("pane").replaceChildren(h("p", { class: "muted" }, "Loading…"));
   offerNotifications();
-  live({ sessions: "*", onEvent, onReady: refresh });
+  // No badge frames: the inbox counts them from the sessions' ids and the events it hears since each subscribe.
+  live({
+    sessions: "*",
+    onEvent,
+    onReady: () => {
+      startOver();
+      refresh();
+    },
+  });
 });

@@ -27,6 +27,7 @@ function setConn(state, text) {
  * Opens /ws, subscribes, and keeps it open: pings every 5 minutes, reconnects with backoff.
  * onReady() runs after every (re)subscribe so the page can re-fetch what it may have missed,
  * and once after 1.5 s if the socket is not up by then, so the page still shows something.
+ * It subscribes without `session.badge` frames: the inbox counts for itself (pending.js), the approval page needs none.
  * @param {{sessions?: "*" | string[], onEvent: (event: LiveEvent) => void, onReady: () => void}} opts
  */
 export function live({ sessions = "*", onEvent, onReady }) {
@@ -73,7 +74,7 @@ export function live({ sessions = "*", onEvent, onReady }) {
     const socket = new WebSocket(`${endpoints().ws}?token=${encodeURIComponent(currentToken())}`);
     ws = socket;
     socket.onopen = () => {
-      socket.send(JSON.stringify({ action: "subscribe", sessions }));
+      socket.send(JSON.stringify({ action: "subscribe", sessions, badges: false }));
       clearInterval(pingTimer);
       pingTimer = setInterval(() => socket.readyState === WebSocket.OPEN && socket.send('{"action":"ping"}'), PING_MS);
     };

@@ -3,6 +3,7 @@
 // with "only pending", the waiting ones and their ancestors for context.
 import { api, sessionsByIds } from "./api.js";
 import { byId, h } from "./dom.js";
+import { counted } from "./pending.js";
 import { store } from "./settings.js";
 
 /** @typedef {import("./types").SessionItem} SessionItem */
@@ -23,6 +24,11 @@ export const onChoose = (fn) => {
 };
 
 const $ = byId;
+/** A session item as read, with its count as the inbox counts it (pending.js). @param {SessionItem} item */
+export function know(item) {
+  sessions.set(item.session_id, { ...sessions.get(item.session_id), ...item, pending_elicitations_count: counted(item) });
+}
+
 /** A session's name on screen. */
 export const label = (/** @type {string} */ id) => sessions.get(id)?.title || id;
 const wanted = (/** @type {SessionItem} */ s) => !view.onlyPending || s.pending_elicitations_count > 0 || s.session_id === view.selected;
@@ -40,14 +46,15 @@ export async function loadSessions() {
     cursor = page.next_cursor;
   } while (cursor && ++pages < 100);
   if (!view.onlyPending) sessions.clear();
-  for (const s of sessions.values()) if (!fresh.has(s.session_id)) s.pending_elicitations_count = 0;
-  for (const [id, s] of fresh) sessions.set(id, s);
+  // A session the pending list left out had none pending when it was read.
+  for (const s of sessions.values()) if (!fresh.has(s.session_id)) know({ ...s, pending_elicitation_ids: [] });
+  for (const s of fresh.values()) know(s);
   if (view.selected) await ensureKnown(view.selected);
   // Pending-only lists lack the parents of pending sub-agents: fetch them, level by level, for the tree.
   for (let depth = 0; depth < 32; depth++) {
     const missing = [...new Set([...sessions.values()].flatMap((s) => s.parent_session_id ?? []).filter((p) => !sessions.has(p)))];
     if (!missing.length) break;
-    for (const s of await sessionsByIds(missing)) sessions.set(s.session_id, s);
+    for (const s of await sessionsByIds(missing)) know(s);
   }
   renderTree();
 }
@@ -71,7 +78,7 @@ export function ensureKnown(id) {
           for (let depth = 0; next && !sessions.has(next) && depth < 32; depth++) {
             const [item] = await sessionsByIds([next]);
             if (!item) break;
-            sessions.set(item.session_id, item);
+            know(item);
             next = item.parent_session_id;
           }
           renderTree();

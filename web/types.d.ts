@@ -32,19 +32,15 @@ export interface ResolvedEvent extends Verdict {
   session_id: string;
 }
 
-export interface BadgeEvent {
-  type: "session.badge";
-  session_id: string;
-  pending_elicitations_count: number;
-}
-
-export type LiveEvent = RequestEvent | ResolvedEvent | BadgeEvent;
+/** What the pages hear: they subscribe without `session.badge` frames (live.js). */
+export type LiveEvent = RequestEvent | ResolvedEvent;
 
 export interface SessionItem {
   session_id: string;
   parent_session_id?: string;
   title?: string;
   pending_elicitations_count: number;
+  pending_elicitation_ids?: string[];
   created_at?: string;
   updated_at?: string;
 }

@@ -11,27 +11,37 @@ export interface SessionSummary {
   parent_session_id: string | null;
   title: string | null;
   pending_elicitations_count: number;
+  pending_elicitation_ids: string[];
   awaiting_approval: boolean;
   updated_at: string | null;
 }
 
-export function summary(item: SessionItem): SessionSummary {
+/** `ids`: its pending elicitations' ids when they were read apart from its item (see `listsExactly`). */
+function summary(item: SessionItem, ids: Iterable<string> = item.pending_ids ?? []): SessionSummary {
   const count = Math.max(0, item.pending_count ?? 0);
   return {
     session_id: item.session_id,
     parent_session_id: item.parent_session_id ?? null,
     title: item.title ?? null,
     pending_elicitations_count: count,
+    pending_elicitation_ids: [...ids].sort(),
     awaiting_approval: count > 0,
     updated_at: item.updated_at,
   };
 }
+
+/**
+ * Whether a session item's `pending_ids` are its pending elicitations: always, but for a session that
+ * still has some raised before sessions listed theirs (its count is then above the set's size).
+ */
+const listsExactly = (item: SessionItem) => (item.pending_ids?.size ?? 0) === Math.max(0, item.pending_count);
 
 const unknownSummary = (sessionId: string): SessionSummary => ({
   session_id: sessionId,
   parent_session_id: null,
   title: null,
   pending_elicitations_count: 0,
+  pending_elicitation_ids: [],
   awaiting_approval: false,
   updated_at: null,
 });
@@ -65,6 +75,10 @@ export function createSessions(ctx: Context) {
     lineages.set(`${tenant}/${sessionId}`, lineage);
     return { lineage, item };
   }
+
+  /** Sessions as lists show them; the ids of one whose item does not list them exactly are read. */
+  const summaries = (items: SessionItem[]) => Promise.all(items.map(async (item) => (listsExactly(item) ? summary(item) : summary(item, await pendingIds(item)))));
+  const pendingIds = async (item: SessionItem) => (await elicitations.pendingIn(item)).map((e) => e.elicitation_id);
 
   /** What registering does, decided from reads alone: a new item, or the existing one with its new title. */
   type Plan = { create: SessionItem } | { existing: SessionItem; title?: string };
@@ -149,25 +163,27 @@ export function createSessions(ctx: Context) {
     forget: (tenant: string, sessionId: string) => lineages.delete(`${tenant}/${sessionId}`),
     register,
     prepare,
+    /** A session as `PUT` answers it. */
+    summarize: async (item: SessionItem) => (await summaries([item]))[0],
 
     /** A page of the tenant's sessions in id order; `pending` keeps only those awaiting approval. */
     async list(caller: Caller, options: { limit: number; after?: string; pending: boolean }) {
       requireRole(caller, "read");
       const { items, last } = await store.page(caller.tenant, options);
-      if (!options.pending) return { sessions: items.map(summary), last };
+      if (!options.pending) return { sessions: await summaries(items), last };
       // A session stays in the sparse index when its count drops to zero, so that neither that drop nor
       // its next raise writes the index; the first pending list to find it there at zero takes it out.
       const idle = items.filter((item) => item.pending_count <= 0);
       await Promise.all(idle.map((item) => store.leavePendingIndex(item.tenant, item.session_id)));
-      return { sessions: items.filter((item) => item.pending_count > 0).map(summary), last };
+      return { sessions: await summaries(items.filter((item) => item.pending_count > 0)), last };
     },
 
     /** The items for these ids in one round of reads; unknown ids count 0. */
     async lookup(caller: Caller, ids: string[]): Promise<SessionSummary[]> {
       requireRole(caller, "read");
       const unique = [...new Set(ids)];
-      const found = new Map((await store.many(caller.tenant, unique)).map((item) => [item.session_id, item]));
-      return unique.map((id) => (found.has(id) ? summary(found.get(id)!) : unknownSummary(id)));
+      const found = new Map((await summaries(await store.many(caller.tenant, unique))).map((s) => [s.session_id, s]));
+      return unique.map((id) => found.get(id) ?? unknownSummary(id));
     },
 
     /** The session with its own and its descendants' pending request events, oldest first. */
@@ -176,7 +192,10 @@ export function createSessions(ctx: Context) {
       const [session, below] = await Promise.all([find(caller.tenant, sessionId), elicitations.pendingBelow(caller.tenant, sessionId)]);
       const own = await elicitations.pendingIn(session);
       return {
-        ...summary(session),
+        ...summary(
+          session,
+          own.map((e) => e.elicitation_id),
+        ),
         pending_elicitations: own.map(requestEvent),
         descendant_pending_elicitations: below.map(eventOf),
       };

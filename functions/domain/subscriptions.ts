@@ -16,15 +16,16 @@ export function createSubscriptions(ctx: Context, sessions: Sessions) {
   const { subscribers } = ctx.db;
 
   return {
-    async subscribe(caller: Caller, connectionId: string, wanted: "*" | string[]): Promise<void> {
+    /** `badges`: whether the connection hears `session.badge` events, for every session it hears (the last subscribe says). */
+    async subscribe(caller: Caller, connectionId: string, wanted: "*" | string[], { badges }: { badges: boolean }): Promise<void> {
       requireRole(caller, "subscribe");
       if (wanted !== "*") {
         const found = await sessions.lookup(caller, wanted);
         if (found.some((s) => s.updated_at === null)) throw notFound("session");
       }
       const ttl = Math.floor(ctx.now() / 1000) + SUBSCRIBER_TTL_SECONDS;
-      if (wanted === "*") await subscribers.subscribeAll(caller.tenant, connectionId, ttl);
-      else if (!(await subscribers.subscribe(caller.tenant, connectionId, wanted, MAX_SUBSCRIBED_SESSIONS, ttl)))
+      if (wanted === "*") await subscribers.subscribeAll(caller.tenant, connectionId, badges, ttl);
+      else if (!(await subscribers.subscribe(caller.tenant, connectionId, wanted, badges, MAX_SUBSCRIBED_SESSIONS, ttl)))
         throw badRequest(`a connection subscribes to at most ${MAX_SUBSCRIBED_SESSIONS} sessions (or to "*")`);
     },
 
@@ -38,11 +39,15 @@ export function createSubscriptions(ctx: Context, sessions: Sessions) {
       const lists = new Map<string, Promise<Subscriber[]>>();
       const gone = new Set<string>(); // a 410 is for good: the batch's later events skip the connection
       return {
-        /** Push an event of a session to everyone subscribed to it or to one of its ancestors; prune the dead. */
-        async publish(tenant: string, sessionIds: string[], event: object): Promise<void> {
+        /**
+         * Push an event of a session to everyone subscribed to it or to one of its ancestors (a badge only to
+         * those that hear badges); prune the dead.
+         */
+        async publish(tenant: string, sessionIds: string[], event: { type: string }): Promise<void> {
           if (!lists.has(tenant)) lists.set(tenant, subscribers.of(tenant));
           const all = await lists.get(tenant)!;
-          const listening = all.filter((s) => !gone.has(s.connection_id) && (s.all_sessions || sessionIds.some((id) => s.session_ids.has(id))));
+          const heard = (s: Subscriber) => s.all_sessions || sessionIds.some((id) => s.session_ids.has(id));
+          const listening = all.filter((s) => !gone.has(s.connection_id) && heard(s) && (s.badges || event.type !== "session.badge"));
           await Promise.all(
             listening.map(async (subscriber) => {
               if ((await ctx.push.send(subscriber.connection_id, event)) === "gone") {

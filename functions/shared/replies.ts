@@ -51,6 +51,8 @@ export const SessionSummary = z.strictObject({
   parent_session_id: z.nullable(Id),
   title: z.nullable(z.string()),
   pending_elicitations_count: Count,
+  /** The ids of its own pending elicitations, sorted; as many as the count. */
+  pending_elicitation_ids: z.array(Id),
   awaiting_approval: z.boolean(),
   /** null for an id that `?ids=` asked about and that does not exist. */
   updated_at: z.nullable(Timestamp),

@@ -260,6 +260,8 @@ export const SubscribeFrame = z.strictObject({
   action: z.literal("subscribe"),
   ref: Ref,
   sessions: z.union([z.literal("*"), z.array(Id).check(z.minLength(1), z.maxLength(100))]),
+  /** false: this connection hears no `session.badge` events; it counts from the ids and events it has (docs/protocol.md). */
+  badges: z.optional(z.boolean()),
 });
 export const PingFrame = z.strictObject({ action: z.literal("ping"), ref: Ref });
 

@@ -10,6 +10,8 @@ interface SubscriberRow extends Key {
   connection_id: string;
   all_sessions?: boolean;
   session_ids?: Set<string>;
+  /** false when the connection counts for itself (absent on rows written before it could). */
+  badges?: boolean;
 }
 
 /** One connection's subscription, from all of its rows. */
@@ -17,6 +19,8 @@ export interface Subscriber {
   connection_id: string;
   all_sessions: boolean;
   session_ids: Set<string>;
+  /** Whether it hears `session.badge` events. */
+  badges: boolean;
   /** Its rows: one, unless the shard count changed while it was subscribed (then one per shard it wrote to). */
   rows: Key[];
 }
@@ -26,8 +30,9 @@ function merge(rows: SubscriberRow[]): Subscriber[] {
   const byConnection = new Map<string, Subscriber>();
   for (const row of rows) {
     const known = byConnection.get(row.connection_id);
-    const subscriber = known ?? { connection_id: row.connection_id, all_sessions: false, session_ids: new Set<string>(), rows: [] };
+    const subscriber = known ?? { connection_id: row.connection_id, all_sessions: false, session_ids: new Set<string>(), badges: true, rows: [] };
     subscriber.all_sessions ||= row.all_sessions === true;
+    subscriber.badges &&= row.badges !== false;
     for (const id of row.session_ids ?? []) subscriber.session_ids.add(id);
     subscriber.rows.push({ pk: row.pk, sk: row.sk });
     byConnection.set(row.connection_id, subscriber);
@@ -43,21 +48,21 @@ export function subscriberStore(table: Table, shards: number) {
     /** Every subscriber of the tenant: one Query per shard, side by side. */
     of: async (tenant: string) => merge((await Promise.all(keys.subscriberShards(tenant, shards).map(query))).flat()),
 
-    /** The connection hears every session of the tenant. */
-    subscribeAll: (tenant: string, connectionId: string, expiresAt: number) =>
+    /** The connection hears every session of the tenant (and their badges, or not). */
+    subscribeAll: (tenant: string, connectionId: string, badges: boolean, expiresAt: number) =>
       table.update({
         Key: key(tenant, connectionId),
-        UpdateExpression: "SET connection_id = :c, expires_at = :ttl, all_sessions = :all",
-        ExpressionAttributeValues: { ":c": connectionId, ":ttl": expiresAt, ":all": true },
+        UpdateExpression: "SET connection_id = :c, expires_at = :ttl, all_sessions = :all, badges = :badges",
+        ExpressionAttributeValues: { ":c": connectionId, ":ttl": expiresAt, ":all": true, ":badges": badges },
       }),
 
-    /** The connection hears these sessions too, unless that takes it past `max`; false when it would. */
-    subscribe: async (tenant: string, connectionId: string, sessionIds: string[], max: number, expiresAt: number) =>
+    /** The connection hears these sessions too (and badges, or not), unless that takes it past `max`; false when it would. */
+    subscribe: async (tenant: string, connectionId: string, sessionIds: string[], badges: boolean, max: number, expiresAt: number) =>
       (await table.update({
         Key: key(tenant, connectionId),
-        UpdateExpression: "SET connection_id = :c, expires_at = :ttl ADD session_ids :ids",
+        UpdateExpression: "SET connection_id = :c, expires_at = :ttl, badges = :badges ADD session_ids :ids",
         ConditionExpression: "attribute_not_exists(session_ids) OR size(session_ids) <= :room",
-        ExpressionAttributeValues: { ":c": connectionId, ":ttl": expiresAt, ":ids": new Set(sessionIds), ":room": max - sessionIds.length },
+        ExpressionAttributeValues: { ":c": connectionId, ":ttl": expiresAt, ":badges": badges, ":ids": new Set(sessionIds), ":room": max - sessionIds.length },
       })) !== undefined,
 
     /** The connection's row in its shard goes (its connection is gone). */
