@@ -1,11 +1,11 @@
 /**
  * Cost, measured: the runtime runs in this process against DynamoDB Local through the metering proxy,
  * and one elicitation after another goes the way the cost model prices it: a runner raises it over its
- * WebSocket in a top-level session, one inbox tab subscribed to every session hears it, a human answers
- * over HTTP; at the end a human lists the sessions awaiting approval once. Every DynamoDB call's
- * capacity, every AWS call with the function that made it, every invocation with its duration and
- * every WebSocket message is counted over those elicitations alone (connecting and subscribing come
- * before).
+ * WebSocket in a top-level session, one inbox tab subscribed to every session hears it (as the inbox
+ * subscribes: no badge frames, it counts from the events), a human answers over HTTP; at the end a
+ * human lists the sessions awaiting approval once. Every DynamoDB call's capacity, every AWS call
+ * with the function that made it, every invocation with its duration and every WebSocket message is
+ * counted over those elicitations alone (connecting and subscribing come before).
  */
 import { startRuntime } from "../../local/runtime.js";
 import { mintToken } from "../../local/tokens.js";
@@ -18,7 +18,10 @@ import { pathCalls, type PathWindow } from "../cost/sequential.js";
 const TENANT = "bench-cost";
 export const TABLE = "bench-cost";
 
-/** The functions on each path; the stream's own hop (a batch to `streams`) sits between the two on the badge path. */
+/**
+ * The functions on each path; the stream's own hop (a batch to `streams`) sits between the two on the
+ * badge path, which ends where the inbox hears the request event it counts its badge from.
+ */
 export const paths = {
   verdict: ["httpPostEvent"],
   park: ["wsElicit"],
@@ -54,13 +57,14 @@ export async function costPhase(dynamoEndpoint: string, dataDir: string, count: 
   const session = "cost_session";
   await runner.request({ action: "hello", sessions: [{ session_id: session }] });
   const inbox = await BenchSocket.open(runtime.wsUrl, human);
-  const subscribed = await inbox.request({ action: "subscribe", sessions: "*" });
+  const subscribed = await inbox.request({ action: "subscribe", sessions: "*", badges: false });
   if (subscribed.reply.type !== "subscribed") throw new Error(`subscribe: ${JSON.stringify(subscribed.reply)}`);
-  let badgeWaiter: { n: number; resolve: () => void } | undefined;
+  // The inbox's badge moves with the request and resolved events it hears.
+  let heard: { type: string; id: string; resolve: () => void } | undefined;
   inbox.onFrame = (frame) => {
-    if (frame.type === "session.badge" && badgeWaiter && frame.pending_elicitations_count === badgeWaiter.n) badgeWaiter.resolve();
+    if (heard && frame.type === heard.type && frame.elicitation_id === heard.id) heard.resolve();
   };
-  const badge = (n: number) => new Promise<void>((resolve) => (badgeWaiter = { n, resolve }));
+  const hears = (type: string, id: string) => new Promise<void>((resolve) => (heard = { type, id, resolve }));
   await sleep(200); // the subscribe's own stream reactions
 
   log(`cost: ${count} elicitations through the metering proxy`);
@@ -75,7 +79,7 @@ export async function costPhase(dynamoEndpoint: string, dataDir: string, count: 
   for (let i = 0; i < count; i++) {
     const id = `cost_${i}`;
     try {
-      const up = badge(1);
+      const up = hears("response.elicitation_request", id);
       const t0 = clock();
       const { reply } = await runner.request({ action: "elicit", session_id: session, elicitation_id: id, params: { message: `Approve step ${i}?` } });
       if (reply.type !== "elicitation.parked") throw new Error(JSON.stringify(reply));
@@ -83,7 +87,7 @@ export async function costPhase(dynamoEndpoint: string, dataDir: string, count: 
       await withTimeout(up, 10_000, "badge up");
       windows.badge.push({ start: t0, end: clock() });
       await settled(proxy, trace, thinkMs);
-      const down = badge(0);
+      const down = hears("response.elicitation_resolved", id);
       const t1 = clock();
       const [answer, verdict] = await Promise.all([http.call(human, "POST", `/v1/sessions/${session}/events`, { type: "approval", elicitation_id: id, action: "accept" }), runner.verdict(id, 10_000)]);
       if (answer.status !== 200 || !verdict) throw new Error(`verdict: HTTP ${answer.status}, frame ${Boolean(verdict)}`);
