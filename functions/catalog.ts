@@ -62,10 +62,16 @@ export const functions = {
 
   httpHealth: { entry: "functions/http-health.ts", trigger: { kind: "http", method: "GET", path: "/healthz", public: true }, table: [] },
   httpOpenApi: { entry: "functions/http-openapi.ts", trigger: { kind: "http", method: "GET", path: "/openapi.json", public: true }, table: [] },
-  httpPutSession: { entry: "functions/http-put-session.ts", trigger: http("PUT", "/v1/sessions/{id}"), table: ["GetItem", "PutItem", "UpdateItem"], verifiesTokens: true },
+  httpPutSession: {
+    entry: "functions/http-put-session.ts",
+    trigger: http("PUT", "/v1/sessions/{id}"),
+    // Query and BatchGetItem read the pending ids of a session that still has elicitations raised before sessions listed theirs.
+    table: ["GetItem", "BatchGetItem", "Query", "PutItem", "UpdateItem"],
+    verifiesTokens: true,
+  },
   httpListSessions: { entry: "functions/http-list-sessions.ts", trigger: http("GET", "/v1/sessions"), table: ["BatchGetItem", "Query", "UpdateItem"], verifiesTokens: true },
-  httpGetSession: { entry: "functions/http-get-session.ts", trigger: http("GET", "/v1/sessions/{id}"), table: ["GetItem", "Query"], verifiesTokens: true },
-  httpPeekSession: { entry: "functions/http-peek-session.ts", trigger: http("GET", "/v1/sessions/{id}/peek"), table: ["GetItem", "Query"], verifiesTokens: true },
+  httpGetSession: { entry: "functions/http-get-session.ts", trigger: http("GET", "/v1/sessions/{id}"), table: ["GetItem", "BatchGetItem", "Query"], verifiesTokens: true },
+  httpPeekSession: { entry: "functions/http-peek-session.ts", trigger: http("GET", "/v1/sessions/{id}/peek"), table: ["GetItem", "BatchGetItem", "Query"], verifiesTokens: true },
   httpPostEvent: {
     entry: "functions/http-post-event.ts",
     trigger: http("POST", "/v1/sessions/{id}/events"),
@@ -89,7 +95,7 @@ export const functions = {
   httpCancelSession: {
     entry: "functions/http-cancel-session.ts",
     trigger: http("POST", "/v1/sessions/{id}/cancel"),
-    table: ["GetItem", "Query", "UpdateItem", "DeleteItem"],
+    table: ["GetItem", "BatchGetItem", "Query", "UpdateItem", "DeleteItem"],
     connections: true,
     verifiesTokens: true,
   },
@@ -109,14 +115,19 @@ export const functions = {
   streams: {
     entry: "functions/streams.ts",
     trigger: { kind: "stream" },
-    table: ["GetItem", "Query", "PutItem", "UpdateItem", "DeleteItem"],
+    table: ["GetItem", "BatchGetItem", "Query", "PutItem", "UpdateItem", "DeleteItem"],
     connections: true,
     scheduler: ["deadline", "escalation", "runnerGone", "notify", "reminder"],
     signsLinks: true,
   },
   timerDeadline: { entry: "functions/timer-deadline.ts", trigger: { kind: "timer", timer: "deadline" }, table: ["GetItem", "UpdateItem", "DeleteItem"], connections: true },
   timerEscalation: { entry: "functions/timer-escalation.ts", trigger: { kind: "timer", timer: "escalation" }, table: ["GetItem", "PutItem", "UpdateItem", "DeleteItem"], connections: true },
-  timerRunnerGone: { entry: "functions/timer-runner-gone.ts", trigger: { kind: "timer", timer: "runnerGone" }, table: ["GetItem", "Query", "UpdateItem", "DeleteItem"], connections: true },
+  timerRunnerGone: {
+    entry: "functions/timer-runner-gone.ts",
+    trigger: { kind: "timer", timer: "runnerGone" },
+    table: ["GetItem", "BatchGetItem", "Query", "UpdateItem", "DeleteItem"],
+    connections: true,
+  },
   /** One attempt of a notification delivery; it schedules the next one itself. */
   timerNotify: { entry: "functions/timer-notify.ts", trigger: { kind: "timer", timer: "notify" }, table: ["GetItem", "UpdateItem"], scheduler: ["notify"] },
   /** One round of a pending elicitation's reminders to one target; it schedules the next round itself. */
