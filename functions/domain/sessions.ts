@@ -191,11 +191,9 @@ export function createSessions(ctx: Context) {
       requireRole(caller, "read");
       const [session, below] = await Promise.all([find(caller.tenant, sessionId), elicitations.pendingBelow(caller.tenant, sessionId)]);
       const own = await elicitations.pendingIn(session);
+      const ids = own.map((e) => e.elicitation_id);
       return {
-        ...summary(
-          session,
-          own.map((e) => e.elicitation_id),
-        ),
+        ...summary(session, ids),
         pending_elicitations: own.map(requestEvent),
         descendant_pending_elicitations: below.map(eventOf),
       };
