@@ -34,7 +34,7 @@ async function floors(s: Stage) {
   s.samples.designFloor = floor.design;
   s.results.floor = { total: summarize(floor.total), wsEcho: summarize(floor.echo), conditionalUpdate: summarize(floor.update) };
   s.results.designFloor = summarize(floor.design);
-  s.results.designFloorParts = { getItem: summarize(floor.designGet), transactWrite4: summarize(floor.designTransaction) };
+  s.results.designFloorParts = { getItem: summarize(floor.designGet), transactWrite: summarize(floor.designTransaction) };
   const gateway = await gatewayFloorPhase(s.runtime, s.dynamoEndpoint, s.runnerToken, Math.min(config.floorSamples, 1000), "main");
   s.samples.gatewayFloor = gateway.total;
   s.results.gatewayFloor = summarize(gateway.total);

@@ -88,8 +88,8 @@ export async function floorPhase(dynamoEndpoint: string, samples: number, tag: s
   }
   // The design's own floor: the DynamoDB calls a verdict cannot do without, issued directly, plus the
   // echo: read the elicitation (GetItem), then resolve it (TransactWriteItems: the elicitation
-  // pending -> resolved with its delivery claim, its pending row, the session's count and the token's
-  // rate counter). What the runtime adds on top of this is its own overhead.
+  // pending -> resolved with its delivery claim, the session's count with its list of pending ids, and
+  // the token's rate counter). What the runtime adds on top of this is its own overhead.
   const design: number[] = [];
   const designGet: number[] = [];
   const designTransaction: number[] = [];
@@ -114,8 +114,14 @@ export async function floorPhase(dynamoEndpoint: string, samples: number, tag: s
               ExpressionAttributeValues: { ":resolved": "resolved", ":pending": "pending", ":v": { action: "accept", reason: "answered" }, ":c": "c1" },
             },
           },
-          { Delete: { TableName: table, Key: { pk: `${tag}-p${i}` } } },
-          { Update: { TableName: table, Key: { pk: "session" }, UpdateExpression: "ADD pending_count :minus", ExpressionAttributeValues: { ":minus": -1 } } },
+          {
+            Update: {
+              TableName: table,
+              Key: { pk: "session" },
+              UpdateExpression: "ADD pending_count :minus DELETE pending_ids :id",
+              ExpressionAttributeValues: { ":minus": -1, ":id": new Set([`${tag}-d${i}`]) },
+            },
+          },
           {
             Update: {
               TableName: table,
