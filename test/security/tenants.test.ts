@@ -94,7 +94,15 @@ describe("tenant B and tenant A's things", () => {
       expect(pending.body.sessions.map((s: any) => s.session_id)).not.toContain("conv_a");
       const looked = await t.http(token, "GET", "/v1/sessions?ids=conv_a,conv_a_child");
       expect(looked.body.sessions).toEqual(
-        ["conv_a", "conv_a_child"].map((id) => ({ session_id: id, parent_session_id: null, title: null, pending_elicitations_count: 0, pending_elicitation_ids: [], awaiting_approval: false, updated_at: null })),
+        ["conv_a", "conv_a_child"].map((id) => ({
+          session_id: id,
+          parent_session_id: null,
+          title: null,
+          pending_elicitations_count: 0,
+          pending_elicitation_ids: [],
+          awaiting_approval: false,
+          updated_at: null,
+        })),
       );
     }
   });
