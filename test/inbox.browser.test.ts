@@ -11,13 +11,14 @@ describe.skipIf(noBrowser)("approval inbox in a browser", () => {
   let inbox: Inbox;
   let t: Inbox["t"];
   let human: string;
+  let runner: string;
   const open: Inbox["open"] = (...a) => inbox.open(...a);
   const session: Inbox["session"] = (...a) => inbox.session(...a);
   const raise: Inbox["raise"] = (...a) => inbox.raise(...a);
 
   beforeAll(async () => {
     inbox = await startInbox();
-    ({ t, human } = inbox);
+    ({ t, human, runner } = inbox);
   });
 
   afterAll(() => inbox?.stop());
@@ -213,6 +214,22 @@ describe.skipIf(noBrowser)("approval inbox in a browser", () => {
     for (const frame of subscribes) expect(frame.badges).toBe(false);
     expect(received.filter((f) => f.type === "response.elicitation_resolved").length).toBeGreaterThanOrEqual(2);
     expect(received.filter((f) => f.type === "session.badge")).toEqual([]);
+  });
+
+  it("reads again a session with more pending than its item lists ids, and shows its whole count", { timeout: 60_000 }, async () => {
+    const s = sid("conv_swamped");
+    await session(s, { title: "Swamped" });
+    const ids: string[] = [];
+    for (let i = 0; i < 101; i++) ids.push(await raise(s, { message: `Step ${i}?` }));
+    const page = await open("/");
+    await live(page);
+    await expect.poll(() => text(page, `badge-${s}`), poll).toContain("101");
+    await t.http(human, "POST", `/v1/sessions/${s}/events`, { type: "approval", elicitation_id: ids[0], action: "accept" });
+    await expect.poll(() => text(page, `badge-${s}`), poll).toContain("100");
+    await raise(s, { message: "One more?" });
+    await expect.poll(() => text(page, `badge-${s}`), poll).toContain("101");
+    await t.http(runner, "POST", `/v1/sessions/${s}/cancel`, {});
+    await expect.poll(() => visible(page, `badge-${s}`), poll).toBe(false);
   });
 
   it("asks for a token when there is none", async () => {

@@ -71,7 +71,7 @@ it("lists sessions through the previous all-attribute indexes while an upgrade h
     for (const id of ["s_a", "s_b", "s_c"]) {
       await stores.sessions.create(stores.sessions.item({ tenant: "up", session_id: id, ancestors: [], owner_sub: "agent", created_at: at, updated_at: at }));
     }
-    await stores.transact([stores.sessions.countUp("up", "s_b", "el_b", at)]);
+    await stores.transact([stores.sessions.countUp({ tenant: "up", sessionId: "s_b", elicitationId: "el_b", at, listed: true })]);
     const first = await stores.sessions.page("up", { limit: 2, pending: false });
     expect(first.items.map((s) => s.session_id)).toEqual(["s_a", "s_b"]);
     const rest = await stores.sessions.page("up", { limit: 2, pending: false, after: first.last });

@@ -1,7 +1,8 @@
 /**
- * A session lists its own pending elicitations on its item (`pending_ids`), changed in the raise's and
- * the resolution's transactions with its count: no row per pending elicitation under the session.
- * Elicitations raised before (a `P#` row under the session, no id on it) still show, resolve and cancel.
+ * A session lists its own pending elicitations on its item (`pending_ids`, eight at most), changed in the
+ * raise's and the resolution's transactions with its count: no row per pending elicitation under the
+ * session but for those past the eighth. Elicitations raised before (a `P#` row under the session, no
+ * id on it) still show, resolve and cancel.
  */
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { DynamoDBDocumentClient, TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
@@ -96,6 +97,44 @@ it("lists a session's pending elicitations on its item, with no row of their own
   // The last id gone, DynamoDB drops the set.
   expect(await stored("listed")).toEqual({ count: 0, ids: [], rows: [] });
   expect((await t.http(human, "GET", "/v1/sessions/listed")).body.pending_elicitations).toEqual([]);
+});
+
+it("lists eight on the item and gives each one past the eighth a row, and shows, resolves and cancels them all in creation order", async () => {
+  expect((await t.http(runner, "PUT", "/v1/sessions/crowded", {})).status).toBe(200);
+  const ids = Array.from({ length: 10 }, (_, i) => `crowded_${String(i).padStart(2, "0")}`);
+  for (const id of ids) expect((await raise("crowded", id)).status).toBe(201);
+  const full = await stored("crowded");
+  expect(full).toMatchObject({ count: 10, ids: ids.slice(0, 8) });
+  expect(full.rows).toEqual([expect.stringContaining("crowded_08"), expect.stringContaining("crowded_09")]);
+  const snapshot = await t.http(human, "GET", "/v1/sessions/crowded");
+  expect(snapshot.body.pending_elicitations.map((e: { elicitation_id: string }) => e.elicitation_id)).toEqual(ids);
+  expect(snapshot.body.pending_elicitation_ids).toEqual(ids);
+  expect((await t.http(human, "GET", "/v1/sessions?ids=crowded")).body.sessions[0].pending_elicitation_ids).toEqual(ids);
+
+  // One listed and one with a row resolve; the next raise finds room on the item again.
+  expect((await decline("crowded", "crowded_03")).status).toBe(200);
+  expect((await decline("crowded", "crowded_09")).status).toBe(200);
+  expect((await raise("crowded", "crowded_10")).status).toBe(201);
+  const after = await stored("crowded");
+  expect(after).toEqual({ count: 9, ids: [...ids.slice(0, 8).filter((id) => id !== "crowded_03"), "crowded_10"].sort(), rows: [expect.stringContaining("crowded_08")] });
+  const listed = (await t.http(human, "GET", "/v1/sessions?pending=true")).body.sessions.find((s: { session_id: string }) => s.session_id === "crowded");
+  expect(listed.pending_elicitation_ids).toEqual([...ids.filter((id) => id !== "crowded_03" && id !== "crowded_09"), "crowded_10"]);
+
+  expect((await t.http(runner, "POST", "/v1/sessions/crowded/cancel", {})).body).toEqual({ cancelled: 9 });
+  expect(await stored("crowded")).toEqual({ count: 0, ids: [], rows: [] });
+});
+
+it("shows 100 of the ids of a session with more pending, beside its whole count", { timeout: 60_000 }, async () => {
+  expect((await t.http(runner, "PUT", "/v1/sessions/swamped", {})).status).toBe(200);
+  for (let i = 0; i < 101; i++) expect((await raise("swamped", `swamped_${String(i).padStart(3, "0")}`)).status).toBe(201);
+  const [item] = (await t.http(human, "GET", "/v1/sessions?ids=swamped")).body.sessions;
+  expect(item.pending_elicitations_count).toBe(101);
+  expect(item.pending_elicitation_ids).toHaveLength(100);
+  expect(new Set(item.pending_elicitation_ids).size).toBe(100);
+  const snapshot = await t.http(human, "GET", "/v1/sessions/swamped");
+  expect(snapshot.body.pending_elicitations).toHaveLength(101);
+  expect(snapshot.body.pending_elicitation_ids).toHaveLength(100);
+  expect((await t.http(runner, "POST", "/v1/sessions/swamped/cancel", {})).body).toEqual({ cancelled: 101 });
 });
 
 it("shows, resolves and cancels an elicitation raised before sessions listed them, beside new ones, in creation order", async () => {

@@ -7,10 +7,10 @@ import { byId, h } from "./dom.js";
 import { live } from "./live.js";
 import { forgetOldest } from "./kept.js";
 import { notifyPrompt, offerNotifications, withdrawPrompt } from "./notify.js";
-import { countOf, heard, startOver } from "./pending.js";
+import { countable, countOf, heard, startOver } from "./pending.js";
 import { store } from "./settings.js";
 import { boot } from "./signin.js";
-import { ensureKnown, know, label, loadSessions, onChoose, renderTree, sessions, setBadge, view, within } from "./tree.js";
+import { ensureKnown, know, label, loadSessions, onChoose, renderTree, reread, sessions, setBadge, view, within } from "./tree.js";
 
 /** @typedef {import("./types").SessionItem} SessionItem */
 /** @typedef {import("./types").SessionDetail} SessionDetail */
@@ -143,6 +143,12 @@ function renderPane(item) {
 
 // ---------------------------------------------------------------- live events
 
+/** A session's badge after an event of it; one counted from its item is read again first (a failed read waits for the next event). @param {string} id */
+async function showCount(id) {
+  if (!countable(id)) await reread(id).catch(() => {});
+  setBadge(id, countOf(id));
+}
+
 /** @param {LiveEvent} ev */
 async function onEvent(ev) {
   // Counted as it arrives, so a session read while it is on its way counts it too.
@@ -152,16 +158,16 @@ async function onEvent(ev) {
     // nor is one whose card a snapshot already put in front of the human before this event came.
     const news = document.visibilityState === "hidden" && !seenOnScreen.has(ev.elicitation_id);
     await ensureKnown(ev.session_id);
-    setBadge(ev.session_id, countOf(ev.session_id));
     if (view.selected && within(ev.session_id, view.selected)) addCard(ev);
     if (news) notifyPrompt(ev, label(ev.session_id)).catch((e) => console.warn("tollgate: no notification", e));
+    await showCount(ev.session_id);
   } else if (ev.type === "response.elicitation_resolved") {
     resolvedEvents.set(ev.elicitation_id, ev);
     forgetOldest(resolvedEvents, REMEMBERED);
     cards.get(ev.elicitation_id)?.resolve(ev);
-    setBadge(ev.session_id, countOf(ev.session_id));
     withdrawPrompt(ev.elicitation_id).catch(() => {});
     if (view.selected && within(ev.session_id, view.selected)) refreshDecisions();
+    await showCount(ev.session_id);
   }
 }
 

@@ -92,6 +92,35 @@ export function ensureKnown(id) {
   return /** @type {Promise<SessionItem | undefined>} */ (inflight.get(id));
 }
 
+/** Sessions to read again, and the reads under way. */
+const stale = new Set();
+/** @type {Map<string, Promise<void>>} */
+const rereads = new Map();
+
+/**
+ * Reads a session again (one it counts from its item, after an event of it); calls while a read is under
+ * way make one more read after it, so the last one sees every event that asked for it.
+ * @param {string} id
+ * @returns {Promise<void>}
+ */
+export function reread(id) {
+  stale.add(id);
+  if (!rereads.has(id)) {
+    const run = async () => {
+      try {
+        while (stale.delete(id)) {
+          const [item] = await sessionsByIds([id]);
+          if (item) know(item);
+        }
+      } finally {
+        rereads.delete(id);
+      }
+    };
+    rereads.set(id, run());
+  }
+  return /** @type {Promise<void>} */ (rereads.get(id));
+}
+
 /** True when the session is `root` or one of its descendants. @param {string} id @param {string} root */
 export function within(id, root) {
   for (let cur = /** @type {string | undefined} */ (id), n = 0; cur && n < 64; cur = sessions.get(cur)?.parent_session_id, n++) {

@@ -111,7 +111,11 @@ export function createElicitations(ctx: Context, sessions: Sessions, delivery: D
     return { created: false, elicitation_id: existing.elicitation_id, deadline: existing.deadline, session_runner: undefined as string | undefined };
   }
 
-  async function raise(caller: Caller, input: RaiseInput, connection?: Connection) {
+  /**
+   * `listed`: the session's item lists the new id (docs/data-model.md); false once the item lists its
+   * most already, and the elicitation then has a row under its session instead.
+   */
+  async function raise(caller: Caller, input: RaiseInput, connection?: Connection, listed = true) {
     requireRole(caller, "raise");
     if (Buffer.byteLength(JSON.stringify(input.params)) > LIMITS.paramsBytes) throw new ProtocolError("payload_too_large", "params are larger than 24 KiB");
     const { lineage: session, item: read } = await sessions.lineage(caller.tenant, input.session_id);
@@ -137,11 +141,13 @@ export function createElicitations(ctx: Context, sessions: Sessions, delivery: D
     };
     const charge = limiter?.charge(caller, "raise");
     // Raised over a connection, the session's runner becomes that connection in the same write as its count.
-    const count = sessionStore.countUp(caller.tenant, session.session_id, elicitationId, createdAt, connection?.id);
-    const writes = [...store.raise(item, JSON.stringify(requestEvent(item))), count, ...(charge ? [charge.write] : [])];
+    const count = sessionStore.countUp({ tenant: caller.tenant, sessionId: session.session_id, elicitationId, at: createdAt, runner: connection?.id, listed });
+    const writes = [...store.raise(item, JSON.stringify(requestEvent(item)), listed), count, ...(charge ? [charge.write] : [])];
     const lost = await ctx.db.transact(writes);
     if (!lost) return { created: true, elicitation_id: elicitationId, deadline: item.deadline, session_runner: read?.runner_connection_id };
     if (lost.has(writes.indexOf(count))) {
+      // The session is gone, or its item lists its most pending ids already: then a row of its own.
+      if (listed && (await sessionStore.get(caller.tenant, session.session_id))) return raise(caller, { ...input, elicitation_id: elicitationId }, connection, false);
       sessions.forget(caller.tenant, session.session_id);
       throw notFound("session");
     }
@@ -210,7 +216,7 @@ export function createElicitations(ctx: Context, sessions: Sessions, delivery: D
 
   return {
     find,
-    raise,
+    raise: (caller: Caller, input: RaiseInput, connection?: Connection) => raise(caller, input, connection),
     resolve,
     attach,
 

@@ -16,25 +16,19 @@ export interface SessionSummary {
   updated_at: string | null;
 }
 
-/** `ids`: its pending elicitations' ids when they were read apart from its item (see `listsExactly`). */
-function summary(item: SessionItem, ids: Iterable<string> = item.pending_ids ?? []): SessionSummary {
+/** `ids`: its pending elicitations' ids (its item's, or read apart: `pendingIdsOf`); it shows `LIMITS.pendingIdsShown` at most. */
+function summary(item: SessionItem, ids: Iterable<string>): SessionSummary {
   const count = Math.max(0, item.pending_count ?? 0);
   return {
     session_id: item.session_id,
     parent_session_id: item.parent_session_id ?? null,
     title: item.title ?? null,
     pending_elicitations_count: count,
-    pending_elicitation_ids: [...ids].sort(),
+    pending_elicitation_ids: [...ids].sort().slice(0, LIMITS.pendingIdsShown),
     awaiting_approval: count > 0,
     updated_at: item.updated_at,
   };
 }
-
-/**
- * Whether a session item's `pending_ids` are its pending elicitations: always, but for a session that
- * still has some raised before sessions listed theirs (its count is then above the set's size).
- */
-const listsExactly = (item: SessionItem) => (item.pending_ids?.size ?? 0) === Math.max(0, item.pending_count);
 
 const unknownSummary = (sessionId: string): SessionSummary => ({
   session_id: sessionId,
@@ -76,9 +70,20 @@ export function createSessions(ctx: Context) {
     return { lineage, item };
   }
 
-  /** Sessions as lists show them; the ids of one whose item does not list them exactly are read. */
-  const summaries = (items: SessionItem[]) => Promise.all(items.map(async (item) => (listsExactly(item) ? summary(item) : summary(item, await pendingIds(item)))));
-  const pendingIds = async (item: SessionItem) => (await elicitations.pendingIn(item)).map((e) => e.elicitation_id);
+  /**
+   * A session's pending ids as its summary shows them: its item's, when they are as many as its count;
+   * with those that have a row of their own when the count is above them (docs/data-model.md); read
+   * when more are listed than counted (a resolution by a function of the version before left its id).
+   */
+  async function pendingIdsOf(item: SessionItem): Promise<Iterable<string>> {
+    const listed = item.pending_ids?.size ?? 0;
+    const count = Math.max(0, item.pending_count);
+    if (listed === count) return item.pending_ids ?? [];
+    if (listed > count) return (await elicitations.pendingIn(item)).map((e) => e.elicitation_id);
+    return elicitations.pendingIdsIn(item, LIMITS.pendingIdsShown);
+  }
+  /** Sessions as lists show them. */
+  const summaries = (items: SessionItem[]) => Promise.all(items.map(async (item) => summary(item, await pendingIdsOf(item))));
 
   /** What registering does, decided from reads alone: a new item, or the existing one with its new title. */
   type Plan = { create: SessionItem } | { existing: SessionItem; title?: string };

@@ -6,7 +6,7 @@
  */
 import * as z from "./zod.js";
 import { errorStatus } from "./errors.js";
-import { Count, ElicitationParams, Id, Ref, VerdictAction, VerdictMessage, Via } from "./schemas.js";
+import { Count, ElicitationParams, Id, LIMITS, Ref, VerdictAction, VerdictMessage, Via } from "./schemas.js";
 
 const Timestamp = z.iso.datetime();
 
@@ -51,8 +51,8 @@ export const SessionSummary = z.strictObject({
   parent_session_id: z.nullable(Id),
   title: z.nullable(z.string()),
   pending_elicitations_count: Count,
-  /** The ids of its own pending elicitations, sorted; as many as the count. */
-  pending_elicitation_ids: z.array(Id),
+  /** The ids of its own pending elicitations, sorted: as many as the count, or `LIMITS.pendingIdsShown` of them. */
+  pending_elicitation_ids: z.array(Id).check(z.maxLength(LIMITS.pendingIdsShown)),
   awaiting_approval: z.boolean(),
   /** null for an id that `?ids=` asked about and that does not exist. */
   updated_at: z.nullable(Timestamp),

@@ -18,6 +18,8 @@ export const LIMITS = {
   listLimit: { min: 1, max: 200, default: 50 },
   idsPerLookup: 100,
   verdictMessageLength: 2_000,
+  /** `pending_elicitation_ids` of a session item: a session with more pending lists this many of them. */
+  pendingIdsShown: 100,
 } as const;
 
 /**

@@ -1,7 +1,8 @@
 /**
- * The elicitation item and its mirror rows: a `D#` row under each ancestor (docs/data-model.md "Items"),
- * which raise puts and resolve deletes in the same transaction. Its own session lists it in the session
- * item's `pending_ids`, in the same transaction too (stores/sessions.ts).
+ * The elicitation item and its rows: a `D#` row under each ancestor (docs/data-model.md "Items"), which
+ * raise puts and resolve deletes in the same transaction. Its own session lists it in the session item's
+ * `pending_ids` in the same transaction too (stores/sessions.ts), or, when the item lists its most
+ * already, it has a `P#` row under its session.
  */
 import type { BlockState, Connection, ElicitationItem, PendingRow, SessionItem, Verdict } from "../items.js";
 import { keys } from "./keys.js";
@@ -41,22 +42,26 @@ export function elicitationStore(table: Table) {
   const key = (item: Pick<ElicitationItem, "tenant" | "elicitation_id">) => keys.elicitation(item.tenant, item.elicitation_id);
   const mirrorKeys = (item: Pick<ElicitationItem, "tenant" | "ancestors" | "created_at" | "elicitation_id">) =>
     item.ancestors.map((ancestor) => keys.descendant(item.tenant, ancestor, item.created_at, item.elicitation_id));
-  /** An elicitation raised before sessions listed their own in `pending_ids` has a `P#` row under its session instead. */
-  const legacyRowKey = (item: ElicitationItem) => (item.listed_on_session ? [] : [keys.pending(item.tenant, item.session_id, item.created_at, item.elicitation_id)]);
-  const rows = (tenant: string, sessionId: string, prefix: string) =>
-    table.queryAll<PendingRow>({
-      KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
-      ExpressionAttributeValues: { ":pk": keys.sessionPartition(tenant, sessionId), ":prefix": prefix },
-      ConsistentRead: true,
-    });
+  /** One its session does not list (the item listed its most, or it was raised before sessions listed theirs) has a `P#` row. */
+  const ownRowKeys = (item: Pick<ElicitationItem, "tenant" | "session_id" | "created_at" | "elicitation_id" | "listed_on_session">) =>
+    item.listed_on_session ? [] : [keys.pending(item.tenant, item.session_id, item.created_at, item.elicitation_id)];
+  /** A session's rows of one kind, oldest first (with `max`, the oldest `max`). */
+  const rows = (tenant: string, sessionId: string, prefix: string, max?: number) =>
+    table.queryAll<PendingRow>(
+      {
+        KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
+        ExpressionAttributeValues: { ":pk": keys.sessionPartition(tenant, sessionId), ":prefix": prefix },
+        ConsistentRead: true,
+      },
+      max,
+    );
 
   return {
     get: (tenant: string, elicitationId: string) => table.get<ElicitationItem>(keys.elicitation(tenant, elicitationId)),
 
     /**
-     * A session's own pending elicitations, oldest first, read by the ids its item lists (consistently).
-     * The `P#` rows of elicitations raised before the session listed them are read too while its count
-     * says some are left.
+     * A session's own pending elicitations, oldest first, read by their ids (consistently): those its item
+     * lists, and those with a `P#` row while its count says there are some.
      */
     async pendingIn(session: SessionItem): Promise<ElicitationItem[]> {
       const ids = new Set(session.pending_ids ?? []);
@@ -64,17 +69,30 @@ export function elicitationStore(table: Table) {
       const items = await table.batchGet<ElicitationItem>([...ids].map((id) => keys.elicitation(session.tenant, id)));
       return items.filter((item) => item.status === "pending").sort(inCreationOrder);
     },
+
+    /** Up to `max` ids of a session's own pending elicitations, without reading them: those its item lists, then the oldest with a row. */
+    async pendingIdsIn(session: SessionItem, max: number): Promise<string[]> {
+      const listed = [...(session.pending_ids ?? [])];
+      if (session.pending_count <= listed.length || listed.length >= max) return listed.slice(0, max);
+      const withRows = await rows(session.tenant, session.session_id, keys.prefix.pending, max - listed.length);
+      return [...listed, ...withRows.map((row) => row.elicitation_id)];
+    },
     /** The pending elicitations of a session's descendants (any depth), oldest first. */
     pendingBelow: (tenant: string, sessionId: string) => rows(tenant, sessionId, keys.prefix.descendant),
 
-    /** The writes of a raise: the new elicitation (refused if its id exists) and its mirror rows, carrying the request event. */
-    raise(elicitation: NewElicitation, eventJson: string): Write[] {
-      const item: ElicitationItem = { ...key(elicitation), kind: "elicitation", ...elicitation, listed_on_session: true };
+    /**
+     * The writes of a raise: the new elicitation (refused if its id exists) and its rows, carrying the
+     * request event: its own `P#` row unless its session lists it (`listed`), and a `D#` under each ancestor.
+     */
+    raise(elicitation: NewElicitation, eventJson: string, listed: boolean): Write[] {
+      const item: ElicitationItem = { ...key(elicitation), kind: "elicitation", ...elicitation, ...(listed ? { listed_on_session: true as const } : {}) };
+      const row = (kind: "pending" | "descendant", { pk, sk }: { pk: string; sk: string }): Write => ({
+        Put: { TableName: table.name, Item: { pk, sk, kind, elicitation_id: item.elicitation_id, event_json: eventJson } },
+      });
       return [
         { Put: { TableName: table.name, Item: item, ConditionExpression: "attribute_not_exists(pk)" } },
-        ...mirrorKeys(item).map(({ pk, sk }) => ({
-          Put: { TableName: table.name, Item: { pk, sk, kind: "descendant", elicitation_id: item.elicitation_id, event_json: eventJson } },
-        })),
+        ...ownRowKeys(item).map((k) => row("pending", k)),
+        ...mirrorKeys(item).map((k) => row("descendant", k)),
       ];
     },
 
@@ -100,7 +118,7 @@ export function elicitationStore(table: Table) {
             },
           },
         },
-        ...[...legacyRowKey(item), ...mirrorKeys(item)].map(({ pk, sk }) => ({ Delete: { TableName: table.name, Key: { pk, sk } } })),
+        ...[...ownRowKeys(item), ...mirrorKeys(item)].map(({ pk, sk }) => ({ Delete: { TableName: table.name, Key: { pk, sk } } })),
       ];
     },
 

@@ -4,6 +4,12 @@ import type { SessionItem } from "../items.js";
 import { keys } from "./keys.js";
 import type { Key, Table, Write } from "./table.js";
 
+/**
+ * How many pending ids a session item lists at most: a write is billed by the item's size, so a session
+ * with more pending at once gives the others a row each (docs/data-model.md).
+ */
+export const LISTED_MAX = 8;
+
 /** A new session as the rules describe it; the store adds its keys and index keys. */
 export type NewSession = Omit<SessionItem, "pk" | "sk" | "kind" | "tenant_pk" | "session_sk" | "pending_count">;
 
@@ -59,16 +65,24 @@ export function sessionStore(table: Table, indexes: { sessionsByTenant: IndexDef
     many: (tenant: string, sessionIds: string[]) => table.batchGet<SessionItem>(sessionIds.map((id) => key(tenant, id))),
 
     /**
-     * One more pending elicitation, counted and listed: a write of the raising transaction, which fails
-     * if the session is gone. With `runner`, that connection becomes the session's runner in the same write.
+     * One more pending elicitation: a write of the raising transaction, which fails if the session is
+     * gone. `listed`: its id goes on the item too, which fails as well while the item lists
+     * `LISTED_MAX` ids already (the elicitation then has a row of its own). With `runner`, that
+     * connection becomes the session's runner in the same write.
      */
-    countUp: (tenant: string, sessionId: string, elicitationId: string, at: string, runner?: string): Write => ({
+    countUp: (up: { tenant: string; sessionId: string; elicitationId: string; at: string; runner?: string; listed: boolean }): Write => ({
       Update: {
         TableName: table.name,
-        Key: key(tenant, sessionId),
-        UpdateExpression: `ADD pending_count :one, pending_ids :id SET pending_pk = :tenant, updated_at = :now${runner ? ", runner_connection_id = :runner" : ""}`,
-        ConditionExpression: "attribute_exists(pk)",
-        ExpressionAttributeValues: { ":one": 1, ":id": new Set([elicitationId]), ":tenant": keys.sessionIndex(tenant, sessionId), ":now": at, ...(runner ? { ":runner": runner } : {}) },
+        Key: key(up.tenant, up.sessionId),
+        UpdateExpression: `ADD pending_count :one${up.listed ? ", pending_ids :id" : ""} SET pending_pk = :tenant, updated_at = :now${up.runner ? ", runner_connection_id = :runner" : ""}`,
+        ConditionExpression: up.listed ? "attribute_exists(pk) AND (attribute_not_exists(pending_ids) OR size(pending_ids) < :listed)" : "attribute_exists(pk)",
+        ExpressionAttributeValues: {
+          ":one": 1,
+          ":tenant": keys.sessionIndex(up.tenant, up.sessionId),
+          ":now": up.at,
+          ...(up.listed ? { ":id": new Set([up.elicitationId]), ":listed": LISTED_MAX } : {}),
+          ...(up.runner ? { ":runner": up.runner } : {}),
+        },
       },
     }),
 

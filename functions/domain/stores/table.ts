@@ -95,15 +95,16 @@ export function createTable(client: DynamoDBDocumentClient, name: string) {
     async delete(input: Omit<DeleteCommandInput, "TableName">): Promise<boolean> {
       return (await unlessLost(client.send(new DeleteCommand({ ...input, TableName: name })))) !== undefined;
     },
-    /** Every item a Query finds, page after page. */
-    async queryAll<T>(input: Omit<QueryCommandInput, "TableName" | "ExclusiveStartKey">): Promise<T[]> {
+    /** Every item a Query finds, page after page; with `max`, its first `max`. */
+    async queryAll<T>(input: Omit<QueryCommandInput, "TableName" | "ExclusiveStartKey" | "Limit">, max = Number.POSITIVE_INFINITY): Promise<T[]> {
       const items: T[] = [];
       let start: Record<string, unknown> | undefined;
       do {
-        const out = await client.send(new QueryCommand({ ...input, TableName: name, ExclusiveStartKey: start }));
+        const limit = Number.isFinite(max) ? { Limit: max - items.length } : {};
+        const out = await client.send(new QueryCommand({ ...input, ...limit, TableName: name, ExclusiveStartKey: start }));
         items.push(...((out.Items ?? []) as T[]));
         start = out.LastEvaluatedKey;
-      } while (start);
+      } while (start && items.length < max);
       return items;
     },
     /**
