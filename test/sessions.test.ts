@@ -243,7 +243,9 @@ describe("subscribers", () => {
     await approve("counted_s", "counted_3");
     await raise("counted_s", "counted_4");
     await hearer.next((f) => f.type === "session.badge" && f.session_id === "counted_s" && f.pending_elicitations_count === 2);
-    await counter.next((f) => f.type === "response.elicitation_request" && f.elicitation_id === "counted_4");
+    // Each elicitation's events come in its own order, not in one order with the others': wait for every one.
+    for (const id of ["counted_2", "counted_3", "counted_4"]) await counter.next((f) => f.type === "response.elicitation_request" && f.elicitation_id === id);
+    for (const id of ["counted_1", "counted_3"]) await counter.next((f) => f.type === "response.elicitation_resolved" && f.elicitation_id === id);
     // The protocol's rule: the ids listed, plus those requested since, minus those resolved since.
     const heard = counter.frames.filter((f) => f.session_id === "counted_s");
     const resolved = new Set(heard.filter((f) => f.type === "response.elicitation_resolved").map((f) => f.elicitation_id));
