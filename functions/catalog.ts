@@ -65,7 +65,7 @@ export const functions = {
   httpPutSession: {
     entry: "functions/http-put-session.ts",
     trigger: http("PUT", "/v1/sessions/{id}"),
-    // Query and BatchGetItem read the pending ids of a session that still has elicitations raised before sessions listed theirs.
+    // Query and BatchGetItem read the pending ids a session's item does not list (past its eighth, or raised before sessions listed theirs).
     table: ["GetItem", "BatchGetItem", "Query", "PutItem", "UpdateItem"],
     verifiesTokens: true,
   },

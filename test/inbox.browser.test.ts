@@ -4,6 +4,7 @@
  * standing verdict of an approval someone else answered first.
  */
 import { ApiGatewayManagementApiClient, DeleteConnectionCommand } from "@aws-sdk/client-apigatewaymanagementapi";
+import type { Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { live, noBrowser, poll, sid, startInbox, text, visible, type Inbox } from "./support/inbox.js";
 
@@ -175,6 +176,17 @@ describe.skipIf(noBrowser)("approval inbox in a browser", () => {
     expect(await page.getByTestId("only-pending").isChecked()).toBe(true);
   });
 
+  /** The inbox connections subscribed now. */
+  const subscribers = async () => new Set((await t.scan()).flatMap((i: any) => (i.pk.S.startsWith("T#acme#SUBSCRIBERS") ? [i.connection_id.S] : [])));
+  /** Closes, as API Gateway may, the socket of the page opened since `before`, and waits until the page sees it gone. */
+  async function dropSocket(page: Page, before: Set<string>) {
+    const [connectionId] = [...(await subscribers())].filter((id) => !before.has(id));
+    const connections = new ApiGatewayManagementApiClient({ endpoint: t.runtime.httpUrl, region: "us-east-1", credentials: { accessKeyId: "local", secretAccessKey: "local" } });
+    await connections.send(new DeleteConnectionCommand({ ConnectionId: connectionId }));
+    connections.destroy();
+    await page.locator('#conn[data-state="offline"]').waitFor();
+  }
+
   it("counts each session's badge itself: no badge frame on its socket, and exact through a reconnect", async () => {
     const s = sid("conv_counted");
     await session(s, { title: "Counted" });
@@ -186,7 +198,6 @@ describe.skipIf(noBrowser)("approval inbox in a browser", () => {
       ws.on("framereceived", (f) => received.push(JSON.parse(String(f.payload))));
       ws.on("framesent", (f) => sent.push(JSON.parse(String(f.payload))));
     });
-    const subscribers = async () => new Set((await t.scan()).flatMap((i: any) => (i.pk.S.startsWith("T#acme#SUBSCRIBERS") ? [i.connection_id.S] : [])));
     const before = await subscribers();
     await page.reload();
     await live(page);
@@ -197,11 +208,7 @@ describe.skipIf(noBrowser)("approval inbox in a browser", () => {
     await expect.poll(() => text(page, `badge-${s}`), poll).toContain("1");
 
     // The socket drops; while it is down the second resolves and a third is raised: the tab hears neither.
-    const [connectionId] = [...(await subscribers())].filter((id) => !before.has(id));
-    const connections = new ApiGatewayManagementApiClient({ endpoint: t.runtime.httpUrl, region: "us-east-1", credentials: { accessKeyId: "local", secretAccessKey: "local" } });
-    await connections.send(new DeleteConnectionCommand({ ConnectionId: connectionId }));
-    connections.destroy();
-    await page.locator('#conn[data-state="offline"]').waitFor();
+    await dropSocket(page, before);
     await t.http(human, "POST", `/v1/sessions/${s}/events`, { type: "approval", elicitation_id: second, action: "decline" });
     const third = await raise(s, { message: "Third?" });
     await live(page);
@@ -214,6 +221,21 @@ describe.skipIf(noBrowser)("approval inbox in a browser", () => {
     for (const frame of subscribes) expect(frame.badges).toBe(false);
     expect(received.filter((f) => f.type === "response.elicitation_resolved").length).toBeGreaterThanOrEqual(2);
     expect(received.filter((f) => f.type === "session.badge")).toEqual([]);
+  });
+
+  it("takes a session off the waiting ones when it stopped waiting while the socket was down", async () => {
+    const s = sid("conv_quieted");
+    await session(s, { title: "Quieted" });
+    const id = await raise(s, { message: "Still needed?" });
+    const before = await subscribers();
+    const page = await open("/");
+    await live(page);
+    await page.getByTestId("only-pending").check();
+    await expect.poll(() => text(page, `badge-${s}`), poll).toContain("1");
+    await dropSocket(page, before);
+    await t.http(human, "POST", `/v1/sessions/${s}/events`, { type: "approval", elicitation_id: id, action: "decline" });
+    await live(page);
+    await page.getByTestId(`session-${s}`).waitFor({ state: "detached" });
   });
 
   it("reads again a session with more pending than its item lists ids, and shows its whole count", { timeout: 60_000 }, async () => {

@@ -47,7 +47,7 @@ export async function loadSessions() {
   } while (cursor && ++pages < 100);
   if (!view.onlyPending) sessions.clear();
   // A session the pending list left out had none pending when it was read.
-  for (const s of sessions.values()) if (!fresh.has(s.session_id)) know({ ...s, pending_elicitation_ids: [] });
+  for (const s of sessions.values()) if (!fresh.has(s.session_id)) know({ ...s, pending_elicitations_count: 0, pending_elicitation_ids: [] });
   for (const s of fresh.values()) know(s);
   if (view.selected) await ensureKnown(view.selected);
   // Pending-only lists lack the parents of pending sub-agents: fetch them, level by level, for the tree.

@@ -76,7 +76,7 @@ export interface ElicitationItem {
   block_round?: number;
   notice_seq?: number;
   expires_at?: number;
-  /** Listed in its session's `pending_ids`; absent on one raised before, which has a `P#` row under its session instead. */
+  /** Listed in its session's `pending_ids`; absent on one with a `P#` row under its session instead (raised past the item's eighth, or before sessions listed theirs). */
   listed_on_session?: true;
 }
 
@@ -112,7 +112,7 @@ export interface MessageItem {
   created_at: string;
 }
 
-/** A pending elicitation's row under an ancestor (`D#`), or under its own session (`P#`, only those raised before `pending_ids`). */
+/** A pending elicitation's row under an ancestor (`D#`), or under its own session (`P#`, one its session's item does not list). */
 export interface PendingRow {
   pk: string;
   sk: string;
