@@ -11,7 +11,8 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { App, type Stack } from "aws-cdk-lib";
 import { Template } from "aws-cdk-lib/assertions";
-import { functions as catalog, type FunctionName } from "../../functions/catalog.js";
+import { expect } from "vitest";
+import { functions as catalog, type FunctionName, type FunctionSpec } from "../../functions/catalog.js";
 import { repoRoot, TollgateStack } from "../../infra/stack.js";
 
 let stubRoot: string | undefined;
@@ -115,3 +116,13 @@ export function statementsOf(json: CfnTemplate, roleLogicalId: string): Statemen
 export const actionsOf = (statements: Statement[]): string[] => [...new Set(statements.flatMap((s) => asArray(s.Action)))].sort();
 
 export const functionNames = Object.keys(catalog) as FunctionName[];
+
+export const resourcesOfType = (json: CfnTemplate, type: string) => Object.entries(json.Resources).filter(([, r]) => r.Type === type);
+
+/** The one item of a list, which the test expects to hold exactly one. */
+export const only = <T>(items: T[], what: string): T => {
+  expect(items, what).toHaveLength(1);
+  return items[0];
+};
+
+export const spec = (name: FunctionName): FunctionSpec => catalog[name];

@@ -1,30 +1,20 @@
 /**
- * Template tests of TollgateStack: everything the catalog (functions/catalog.ts), the table
- * definition (functions/shared/tables.ts) and the environment names (functions/shared/env.ts)
- * say must be deployed, is, and nothing more is granted.
+ * Template tests of TollgateStack: everything the catalog (functions/catalog.ts) and the table
+ * definition (functions/shared/tables.ts) say must be deployed, is. The roles' grants are checked in
+ * iam-grants.test.ts, the functions' environment in environment.test.ts.
  */
 import { Match } from "aws-cdk-lib/assertions";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type FunctionName, type FunctionSpec, functions as catalog, readsJwtSecret, streamItemKinds, timerFunctions } from "../../functions/catalog.js";
-import { env } from "../../functions/shared/env.js";
+import { streamItemKinds, timerFunctions } from "../../functions/catalog.js";
 import { mainTable } from "../../functions/shared/tables.js";
 import { webSocketStageName } from "../../infra/stack.js";
-import { actionsOf, asArray, type CfnTemplate, functionNames, removeStubSourceRoot, logicalId, refsIn, type Statement, statementsOf, type Synth, synth } from "./helpers.js";
+import { actionsOf, asArray, functionNames, logicalId, only, refsIn, removeStubSourceRoot, resourcesOfType, spec, statementsOf, type Synth, synth } from "./helpers.js";
 
 let s: Synth;
 beforeAll(() => {
   s = synth();
 }, 60_000);
 afterAll(removeStubSourceRoot);
-
-const resourcesOfType = (json: CfnTemplate, type: string) => Object.entries(json.Resources).filter(([, r]) => r.Type === type);
-
-const only = <T>(items: T[], what: string): T => {
-  expect(items, what).toHaveLength(1);
-  return items[0];
-};
-
-const spec = (name: FunctionName): FunctionSpec => catalog[name];
 
 describe("table", () => {
   it("has the pk/sk keys, the GSIs (projected as tables.ts says), the stream, TTL, PITR and encryption of tables.ts", () => {
@@ -123,236 +113,6 @@ describe("functions", () => {
         }),
       ]);
     }
-  });
-});
-
-describe("IAM: exactly the catalog's grants", () => {
-  const tableRefs = () => {
-    const tableId = logicalId(s.stack, s.stack.table.node.defaultChild);
-    return { tableId, tableArn: { "Fn::GetAtt": [tableId, "Arn"] }, streamArn: { "Fn::GetAtt": [tableId, "StreamArn"] } };
-  };
-
-  /** Every action this function may call, as the catalog and its trigger imply. */
-  function expectedActions(name: FunctionName): string[] {
-    const f = spec(name);
-    const actions = new Set<string>(["logs:CreateLogStream", "logs:PutLogEvents"]);
-    for (const a of f.table) actions.add(`dynamodb:${a}`);
-    if (f.connections || f.closesConnections) actions.add("execute-api:ManageConnections");
-    if (f.scheduler) {
-      for (const a of ["scheduler:CreateSchedule", "scheduler:DeleteSchedule", "scheduler:GetSchedule", "iam:PassRole"]) actions.add(a);
-    }
-    if (readsJwtSecret(f)) actions.add("secretsmanager:GetSecretValue");
-    if (f.trigger.kind === "stream") {
-      // The event source mapping reads the stream and sends failed batches to the failure queue.
-      for (const a of ["dynamodb:DescribeStream", "dynamodb:GetRecords", "dynamodb:GetShardIterator", "dynamodb:ListStreams"]) actions.add(a);
-      for (const a of ["sqs:SendMessage", "sqs:GetQueueAttributes", "sqs:GetQueueUrl"]) actions.add(a);
-    }
-    if (f.trigger.kind === "timer") {
-      // Asynchronous invokes that fail their retries go to the failure queue.
-      for (const a of ["sqs:SendMessage", "sqs:GetQueueAttributes", "sqs:GetQueueUrl"]) actions.add(a);
-    }
-    return [...actions].sort();
-  }
-
-  it.each(functionNames)("%s: the role's actions are exactly those the catalog implies", (name) => {
-    expect(actionsOf(statementsOf(s.json, s.roleId(name)))).toEqual(expectedActions(name));
-  });
-
-  it.each(functionNames)("%s: dynamodb item actions equal the catalog's `table` list, on the table (indexes only for Query)", (name) => {
-    const { tableArn } = tableRefs();
-    const statements = statementsOf(s.json, s.roleId(name));
-    const itemActions = new Set(["GetItem", "BatchGetItem", "Query", "PutItem", "UpdateItem", "DeleteItem", "ConditionCheckItem"].map((a) => `dynamodb:${a}`));
-    const onTable = statements.filter((st) => asArray(st.Action).some((a) => itemActions.has(a)));
-    const granted = new Set(onTable.flatMap((st) => asArray(st.Action)));
-    expect([...granted].sort()).toEqual(
-      spec(name)
-        .table.map((a) => `dynamodb:${a}`)
-        .sort(),
-    );
-    for (const st of onTable) {
-      expect(st.Effect).toBe("Allow");
-      expect(st.Condition).toBeUndefined();
-      const resources = asArray(st.Resource);
-      const tableOnly = resources.length === 1 && JSON.stringify(resources[0]) === JSON.stringify(tableArn);
-      if (!tableOnly) {
-        // The index statement: Query only, on the two named indexes, no wildcard.
-        expect(asArray(st.Action)).toEqual(["dynamodb:Query"]);
-        expect(resources).toEqual(Object.values(mainTable.indexes).map((ix) => ({ "Fn::Join": ["", [tableArn, `/index/${ix.name}`]] })));
-      }
-    }
-    const indexStatements = onTable.filter((st) => JSON.stringify(st.Resource).includes("/index/"));
-    expect(indexStatements.length > 0, "index grant iff Query").toBe(spec(name).table.includes("Query" as never));
-  });
-
-  it.each(functionNames)("%s: execute-api:ManageConnections iff `connections` or `closesConnections`: POST on this stage's @connections only, and DELETE for `closesConnections`", (name) => {
-    const f = spec(name);
-    const st = statementsOf(s.json, s.roleId(name)).filter((x) => asArray(x.Action).includes("execute-api:ManageConnections"));
-    if (!f.connections && !f.closesConnections) {
-      expect(st).toEqual([]);
-      return;
-    }
-    const wsApiId = logicalId(s.stack, s.stack.webSocketApi.node.defaultChild);
-    const on = (verb: string) => ({
-      "Fn::Join": [
-        "",
-        ["arn:", { Ref: "AWS::Partition" }, ":execute-api:", { Ref: "AWS::Region" }, ":", { Ref: "AWS::AccountId" }, ":", { Ref: wsApiId }, `/${webSocketStageName}/${verb}/@connections/*`],
-      ],
-    });
-    expect(st).toHaveLength(1);
-    expect(asArray(st[0].Action)).toEqual(["execute-api:ManageConnections"]);
-    expect(asArray(st[0].Resource)).toEqual(f.closesConnections ? [on("POST"), on("DELETE")] : [on("POST")]);
-  });
-
-  it.each(functionNames)("%s: scheduler actions and iam:PassRole (scheduler role only) iff `scheduler`", (name) => {
-    const statements = statementsOf(s.json, s.roleId(name));
-    const sched = statements.filter((x) => asArray(x.Action).some((a) => a.startsWith("scheduler:")));
-    const pass = statements.filter((x) => asArray(x.Action).includes("iam:PassRole"));
-    if (!spec(name).scheduler) {
-      expect(sched).toEqual([]);
-      expect(pass).toEqual([]);
-      return;
-    }
-    const groupName = s.stack.scheduleGroup.scheduleGroupName;
-    expect(sched).toHaveLength(1);
-    expect(asArray(sched[0].Action).sort()).toEqual(["scheduler:CreateSchedule", "scheduler:DeleteSchedule", "scheduler:GetSchedule"]);
-    expect(JSON.stringify(sched[0].Resource)).toContain(`:schedule/${groupName}/*`);
-    expect(pass).toHaveLength(1);
-    expect(pass[0].Resource).toEqual({ "Fn::GetAtt": [logicalId(s.stack, s.stack.schedulerRole.node.defaultChild), "Arn"] });
-    expect(pass[0].Condition).toEqual({ StringEquals: { "iam:PassedToService": "scheduler.amazonaws.com" } });
-  });
-
-  it.each(functionNames)("%s: secretsmanager:GetSecretValue on the JWT secret iff it verifies tokens or signs links", (name) => {
-    const st = statementsOf(s.json, s.roleId(name)).filter((x) => asArray(x.Action).some((a) => a.startsWith("secretsmanager:")));
-    if (!readsJwtSecret(spec(name))) {
-      expect(st).toEqual([]);
-      return;
-    }
-    const secretId = logicalId(s.stack, s.stack.jwtSecret.node.defaultChild);
-    expect(st).toEqual([expect.objectContaining({ Action: "secretsmanager:GetSecretValue", Resource: { Ref: secretId } })]);
-  });
-
-  it("stream actions are on this table's stream only (ListStreams, which has no resource level, on *)", () => {
-    const { streamArn } = tableRefs();
-    for (const name of functionNames) {
-      const st = statementsOf(s.json, s.roleId(name)).filter((x) =>
-        asArray(x.Action).some((a) => ["dynamodb:DescribeStream", "dynamodb:GetRecords", "dynamodb:GetShardIterator", "dynamodb:ListStreams"].includes(a)),
-      );
-      if (spec(name).trigger.kind !== "stream") {
-        expect(st, name).toEqual([]);
-        continue;
-      }
-      for (const x of st) {
-        if (asArray(x.Action).includes("dynamodb:ListStreams")) {
-          expect(asArray(x.Action)).toEqual(["dynamodb:ListStreams"]);
-          expect(x.Resource).toBe("*");
-        } else expect(x.Resource).toEqual(streamArn);
-      }
-    }
-  });
-
-  it("no statement anywhere grants a wildcard action", () => {
-    for (const [id, r] of resourcesOfType(s.json, "AWS::IAM::Policy")) {
-      for (const st of asArray<Statement>(r.Properties.PolicyDocument.Statement)) {
-        for (const a of asArray(st.Action)) expect(a, id).not.toContain("*");
-      }
-    }
-  });
-});
-
-describe("environment", () => {
-  const vars = (name: FunctionName): Record<string, unknown> => s.json.Resources[s.fnId(name)].Properties.Environment.Variables;
-
-  it.each(functionNames)("%s: has exactly the variables its catalog entry needs", (name) => {
-    const f = spec(name);
-    const v = vars(name);
-    const tableId = logicalId(s.stack, s.stack.table.node.defaultChild);
-    expect(v[env.table] !== undefined).toBe(f.table.length > 0);
-    if (f.table.length > 0) expect(v[env.table]).toEqual({ Ref: tableId });
-
-    expect(v[env.connectionsUrl] !== undefined).toBe(!!(f.connections || f.closesConnections));
-    if (f.connections || f.closesConnections) {
-      const wsApiId = logicalId(s.stack, s.stack.webSocketApi.node.defaultChild);
-      expect(v[env.connectionsUrl]).toEqual({
-        "Fn::Join": ["", ["https://", { Ref: wsApiId }, ".execute-api.", { Ref: "AWS::Region" }, ".", { Ref: "AWS::URLSuffix" }, `/${webSocketStageName}`]],
-      });
-    }
-
-    // A timer function that schedules itself reads its own ARN from its invocation (in its environment it would be a cycle).
-    // Only the timers it schedules: their functions' ARNs, never its own.
-    const scheduled = (f.scheduler ?? []) as readonly string[];
-    for (const k of [env.schedulerGroup, env.schedulerRoleArn]) expect(v[k] !== undefined, k).toBe(!!f.scheduler);
-    for (const [timer, target] of Object.entries(timerFunctions)) {
-      const k = env.timerArn[timer as keyof typeof env.timerArn];
-      if (scheduled.includes(timer) && target !== name) expect(v[k], timer).toEqual({ "Fn::GetAtt": [s.fnId(target), "Arn"] });
-      else expect(v[k], timer).toBeUndefined();
-    }
-    if (f.scheduler) {
-      expect(v[env.schedulerGroup]).toBe(s.stack.scheduleGroup.scheduleGroupName);
-      expect(v[env.schedulerRoleArn]).toEqual({ "Fn::GetAtt": [logicalId(s.stack, s.stack.schedulerRole.node.defaultChild), "Arn"] });
-    }
-
-    expect(v[env.jwtSecretArn] !== undefined).toBe(readsJwtSecret(f));
-    if (readsJwtSecret(f)) expect(v[env.jwtSecretArn]).toEqual({ Ref: logicalId(s.stack, s.stack.jwtSecret.node.defaultChild) });
-    // The cloud never carries the raw secret in the environment.
-    expect(v[env.jwtSecret]).toBeUndefined();
-
-    const timed = !!f.scheduler || f.trigger.kind === "timer";
-    expect(v[env.reconnectGraceSeconds]).toBe(timed ? "300" : undefined);
-    expect(v[env.escalationGraceSeconds]).toBe(timed ? "120" : undefined);
-    // Any function may resolve an elicitation or read the history: each knows the retention, in days.
-    expect(v[env.historyRetentionDays]).toBe("90");
-    expect(v[env.resolvedRetentionSeconds]).toBeUndefined();
-  });
-
-  it("grace periods, the history retention and an existing JWT secret come from context", () => {
-    const arn = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:tollgate/jwt-AbCdEf";
-    const c = synth({
-      "tollgate:reconnectGraceSeconds": 600,
-      "tollgate:escalationGraceSeconds": "45",
-      "tollgate:historyRetentionDays": "400",
-      "tollgate:jwtSecretArn": arn,
-    });
-    expect(resourcesOfType(c.json, "AWS::SecretsManager::Secret")).toEqual([]);
-    for (const name of functionNames) {
-      const v = c.json.Resources[c.fnId(name)].Properties.Environment.Variables;
-      const f = spec(name);
-      expect(v[env.historyRetentionDays]).toBe("400");
-      if (f.scheduler || f.trigger.kind === "timer") {
-        expect(v[env.reconnectGraceSeconds]).toBe("600");
-        expect(v[env.escalationGraceSeconds]).toBe("45");
-      }
-      if (f.verifiesTokens) {
-        expect(v[env.jwtSecretArn]).toBe(arn);
-        const st = statementsOf(c.json, c.roleId(name)).filter((x) => asArray(x.Action).includes("secretsmanager:GetSecretValue"));
-        expect(st.map((x) => x.Resource)).toEqual([arn]);
-      }
-    }
-  });
-
-  it("OpenID issuers from context go to exactly the functions that verify tokens; a malformed list is refused at synth", () => {
-    const issuers = [{ issuer: "https://login.example.com", audience: "urn:tollgate:api", tenant: { value: "acme" }, role: { claim: "tollgate_role" } }];
-    const c = synth({ "tollgate:oidcIssuers": issuers });
-    for (const name of functionNames) {
-      const v = c.json.Resources[c.fnId(name)].Properties.Environment.Variables;
-      expect(v[env.oidcIssuers] === undefined ? undefined : JSON.parse(v[env.oidcIssuers]), name).toEqual(spec(name).verifiesTokens ? issuers : undefined);
-      expect(s.json.Resources[s.fnId(name)].Properties.Environment.Variables[env.oidcIssuers], name).toBeUndefined();
-    }
-    expect(() => synth({ "tollgate:oidcIssuers": '[{"issuer":"not a url"}]' })).toThrow(/tollgate:oidcIssuers/);
-    expect(() => synth({ "tollgate:oidcIssuers": "[{" })).toThrow(/tollgate:oidcIssuers/);
-  });
-
-  it("a partial secret ARN (no suffix) is granted with the ?????? suffix pattern", () => {
-    const arn = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:tollgate/jwt";
-    const c = synth({ "tollgate:jwtSecretArn": arn });
-    const st = statementsOf(c.json, c.roleId("httpGetSession")).filter((x) => asArray(x.Action).includes("secretsmanager:GetSecretValue"));
-    expect(st.map((x) => x.Resource)).toEqual([`${arn}-??????`]);
-  });
-
-  it("rejects malformed context", () => {
-    expect(() => synth({ "tollgate:deletionProtection": "maybe" })).toThrow(/deletionProtection/);
-    expect(() => synth({ "tollgate:reconnectGraceSeconds": "soon" })).toThrow(/reconnectGraceSeconds/);
-    expect(() => synth({ "tollgate:jwtSecretArn": "my-secret" })).toThrow(/jwtSecretArn/);
-    expect(() => synth({ "tollgate:logRetentionDays": 31 })).toThrow(/logRetentionDays/);
   });
 });
 
