@@ -22,7 +22,7 @@ export const bundleSettings = {
 /**
  * Node's options for a function. `--enable-source-maps` makes stack traces name the TypeScript
  * sources, but Node then reads and parses each bundle's source map as it loads it: 10 to 27 ms more
- * import for the verdict here (docs/performance.md "Cold starts"). So it is on only where a deployment
+ * import for the verdict here (docs/cold-starts.md). So it is on only where a deployment
  * asks for it (`tollgate:sourceMaps`).
  */
 export function nodeOptionsFor(sourceMaps: boolean): string[] {

@@ -40,7 +40,7 @@ export interface TollgateConfig {
   historyRetentionDays: number;
   /** Per token (tenant + sub) and minute, on the functions that raise or answer; 0 turns a limit off. */
   rateLimits: { raisesPerMinute: number; verdictsPerMinute: number };
-  /** Partitions each tenant's inbox subscribers are spread over (docs/performance.md "Scale past one partition"). */
+  /** Partitions each tenant's inbox subscribers are spread over (docs/scale.md). */
   subscriberShards: number;
   httpThrottle: { rateLimit: number; burstLimit: number };
   wsThrottle: { rateLimit: number; burstLimit: number };

@@ -41,7 +41,7 @@ export interface NotifyConfig {
 /**
  * One attempt a second at most on a target's item (besides the failure that starts a run and the success
  * that ends it): a target that hears every event would otherwise write its one item at every attempt
- * (docs/performance.md "Scale past one partition").
+ * (docs/scale.md).
  */
 export const SUCCESS_RECORD_INTERVAL_MS = 1_000;
 
@@ -70,7 +70,7 @@ export interface RateLimits {
 export const defaultRateLimits: RateLimits = { raisesPerMinute: 600, verdictsPerMinute: 600 };
 
 /**
- * Enough for a tenant at 1,000 verdicts a second with up to 16 KB of subscriber rows (docs/performance.md);
+ * Enough for a tenant at 1,000 verdicts a second with up to 16 KB of subscriber rows (docs/scale.md);
  * each more shard costs every stream batch one more Query.
  */
 export const DEFAULT_SUBSCRIBER_SHARDS = 4;

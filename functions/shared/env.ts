@@ -50,6 +50,6 @@ export const env = {
   rateLimitRaisesPerMinute: "TOLLGATE_RATE_LIMIT_RAISES_PER_MINUTE",
   /** Verdicts one token (tenant + sub) may give per minute; 0 turns the limit off. */
   rateLimitVerdictsPerMinute: "TOLLGATE_RATE_LIMIT_VERDICTS_PER_MINUTE",
-  /** Partitions a tenant's inbox subscribers are spread over (docs/performance.md "Scale past one partition"); default 4. */
+  /** Partitions a tenant's inbox subscribers are spread over (docs/scale.md); default 4. */
   subscriberShards: "TOLLGATE_SUBSCRIBER_SHARDS",
 } as const;

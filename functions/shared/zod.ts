@@ -2,7 +2,7 @@
  * The zod every function's schemas are built with: its mini build, whose functions a bundle keeps
  * only as far as it uses them, with the English messages of the full build switched on. The full
  * build made the verdict's bundle 60 KiB larger and its import about 10 ms longer
- * (docs/performance.md "Cold starts"). Import it as a namespace (`import * as z`): a bundler then
+ * (docs/cold-starts.md). Import it as a namespace (`import * as z`): a bundler then
  * keeps only the functions named.
  */
 import { config } from "zod/mini";

@@ -2,7 +2,7 @@
  * The notification targets as this function instance last read them, kept for `keptMs`: every
  * event reads its tenant's targets and every delivery attempt its own target, all in the tenant's one
  * targets partition, whose 3,000 read units a second would otherwise bound the tenant's verdicts a
- * second (docs/performance.md "Scale past one partition"). Kept, the reads grow with the instances,
+ * second (docs/scale.md). Kept, the reads grow with the instances,
  * not with the events. The trade: a change of a target (created, changed, rotated, disabled or
  * removed) reaches an instance's events and attempts up to `keptMs` later.
  */

@@ -1,7 +1,7 @@
 /**
  * The subscriber rows of a tenant: which inbox connection hears which sessions. A tenant's rows are
  * spread over `shards` partitions (`T#t#SUBSCRIBERS`, `T#t#SUBSCRIBERS#1`, ...) by a hash of the
- * connection id, so no one partition carries every read of a busy tenant (docs/performance.md).
+ * connection id, so no one partition carries every read of a busy tenant (docs/scale.md).
  */
 import { keys } from "./keys.js";
 import type { Key, Table } from "./table.js";
