@@ -113,7 +113,7 @@ export function createStreamPoller(o: StreamPollerOptions) {
       );
       batch = batch.slice(index);
       if (attempt >= o.maxRetries) {
-        appendFileSync(o.failureLog, batch.map((r) => JSON.stringify(toLambdaRecord(r))).join("\n") + "\n");
+        appendFileSync(o.failureLog, `${batch.map((r) => JSON.stringify(toLambdaRecord(r))).join("\n")}\n`);
         o.log(`${batch.length} stream record(s) kept failing; written to ${o.failureLog}`);
         return;
       }

@@ -85,7 +85,7 @@ export function createWebSockets(options: { invoke: Invoke; clock: Clock; log: (
   function watchTime(connection: Live): () => void {
     const close = () => connection.socket.close(GOING_AWAY, "Going away");
     const lifetime = clock.at(connection.connectedAt + CONNECTION_LIFETIME_MS, close);
-    let idle = () => undefined as void;
+    let idle: () => void = () => {};
     const active = () => {
       idle();
       connection.lastActiveAt = clock.now();

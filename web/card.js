@@ -76,7 +76,7 @@ function cardHead(event, { label, sub = false, sessionHref, standalone = false }
   return h(
     "header",
     { class: "card-head" },
-    h("span", { class: "session" + (sub ? " sub" : "") }, sub ? h("span", { class: "tag" }, "sub-agent") : null, sessionHref ? h("a", { href: sessionHref }, name) : name),
+    h("span", { class: `session${sub ? " sub" : ""}` }, sub ? h("span", { class: "tag" }, "sub-agent") : null, sessionHref ? h("a", { href: sessionHref }, name) : name),
     event.created_at ? h("span", { class: "asked" }, timeEl(event.created_at, "asked ")) : null,
     event.deadline ? h("span", { class: "deadline" }, timeEl(event.deadline, "due ")) : null,
     standalone ? null : h("a", { class: "permalink", href: `approval.html?elicitation=${encodeURIComponent(id)}`, title: "Open this approval on its own page" }, "Open ↗"),

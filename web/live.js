@@ -62,7 +62,7 @@ export function live({ sessions = "*", onEvent, onReady }) {
       ready();
     } else if (frame.type === "error") {
       console.warn("tollgate socket error", frame.code, frame.message);
-      if (frame.code === "forbidden" || frame.code === "unauthorized") setConn("offline", "Not live: " + frame.message);
+      if (frame.code === "forbidden" || frame.code === "unauthorized") setConn("offline", `Not live: ${frame.message}`);
     } else if (frame.type !== "pong") {
       onEvent(frame);
     }

@@ -267,7 +267,7 @@ export function createElicitations(ctx: Context, sessions: Sessions, delivery: D
     /** Scheduler fired the deadline: silence means decline (docs/protocol.md "Lifecycle rules" 1). */
     async expire(tenant: string, elicitationId: string) {
       const item = await find(tenant, elicitationId);
-      if (!item || item.status !== "pending") return;
+      if (item?.status !== "pending") return;
       await resolve({ tenant, elicitation_id: elicitationId, action: "decline", reason: "timeout", resolved_by: TOLLGATE }, item);
     },
   };

@@ -16,12 +16,11 @@ export function childLabel(session: { session_id: string; title?: string }): str
 export function promptExcerpt(message: string | undefined): string {
   const chars = Array.from((message ?? "").trim());
   if (chars.length <= PROMPT_LIMIT) return chars.join("");
-  return (
-    chars
-      .slice(0, PROMPT_LIMIT - 1)
-      .join("")
-      .trimEnd() + "…"
-  );
+  const excerpt = chars
+    .slice(0, PROMPT_LIMIT - 1)
+    .join("")
+    .trimEnd();
+  return `${excerpt}…`;
 }
 
 export function blockNotice(child: { session_id: string; title?: string }, message: string | undefined): string {
@@ -35,5 +34,5 @@ export function blockNotice(child: { session_id: string; title?: string }, messa
 }
 
 export function resolutionNotice(child: { session_id: string; title?: string }): string {
-  return `[System: sub-agent ${childLabel(child)}'s pending approval was resolved and it is continuing. ` + "No action is needed on the earlier block notice.]";
+  return `[System: sub-agent ${childLabel(child)}'s pending approval was resolved and it is continuing. No action is needed on the earlier block notice.]`;
 }
