@@ -16,7 +16,7 @@ export interface SessionSummary {
   updated_at: string | null;
 }
 
-/** `ids`: its pending elicitations' ids (its item's, or read apart: `pendingIdsOf`); it shows `LIMITS.pendingIdsShown` at most. */
+/** `ids`: its pending elicitations' ids (`pendingIdsIn`, or as a snapshot read them); it shows `LIMITS.pendingIdsShown` at most. */
 function summary(item: SessionItem, ids: Iterable<string>): SessionSummary {
   const count = Math.max(0, item.pending_count ?? 0);
   return {
@@ -70,20 +70,8 @@ export function createSessions(ctx: Context) {
     return { lineage, item };
   }
 
-  /**
-   * A session's pending ids as its summary shows them: its item's, when they are as many as its count;
-   * with those that have a row of their own when the count is above them (docs/data-model.md); read
-   * when more are listed than counted (a resolution by a function of the version before left its id).
-   */
-  async function pendingIdsOf(item: SessionItem): Promise<Iterable<string>> {
-    const listed = item.pending_ids?.size ?? 0;
-    const count = Math.max(0, item.pending_count);
-    if (listed === count) return item.pending_ids ?? [];
-    if (listed > count) return (await elicitations.pendingIn(item)).map((e) => e.elicitation_id);
-    return elicitations.pendingIdsIn(item, LIMITS.pendingIdsShown);
-  }
   /** Sessions as lists show them. */
-  const summaries = (items: SessionItem[]) => Promise.all(items.map(async (item) => summary(item, await pendingIdsOf(item))));
+  const summaries = (items: SessionItem[]) => Promise.all(items.map(async (item) => summary(item, await elicitations.pendingIdsIn(item, LIMITS.pendingIdsShown))));
 
   /** What registering does, decided from reads alone: a new item, or the existing one with its new title. */
   type Plan = { create: SessionItem } | { existing: SessionItem; title?: string };

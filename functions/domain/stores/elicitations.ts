@@ -56,24 +56,33 @@ export function elicitationStore(table: Table) {
       max,
     );
 
+  /**
+   * A session's own pending elicitations, oldest first, read by their ids (consistently): those its item
+   * lists, and those with a `P#` row while its count says there are some.
+   */
+  async function pendingIn(session: SessionItem): Promise<ElicitationItem[]> {
+    const ids = new Set(session.pending_ids ?? []);
+    if (session.pending_count > ids.size) for (const row of await rows(session.tenant, session.session_id, keys.prefix.pending)) ids.add(row.elicitation_id);
+    const items = await table.batchGet<ElicitationItem>([...ids].map((id) => keys.elicitation(session.tenant, id)));
+    return items.filter((item) => item.status === "pending").sort(inCreationOrder);
+  }
+
   return {
     get: (tenant: string, elicitationId: string) => table.get<ElicitationItem>(keys.elicitation(tenant, elicitationId)),
 
-    /**
-     * A session's own pending elicitations, oldest first, read by their ids (consistently): those its item
-     * lists, and those with a `P#` row while its count says there are some.
-     */
-    async pendingIn(session: SessionItem): Promise<ElicitationItem[]> {
-      const ids = new Set(session.pending_ids ?? []);
-      if (session.pending_count > ids.size) for (const row of await rows(session.tenant, session.session_id, keys.prefix.pending)) ids.add(row.elicitation_id);
-      const items = await table.batchGet<ElicitationItem>([...ids].map((id) => keys.elicitation(session.tenant, id)));
-      return items.filter((item) => item.status === "pending").sort(inCreationOrder);
-    },
+    pendingIn,
 
-    /** Up to `max` ids of a session's own pending elicitations, without reading them: those its item lists, then the oldest with a row. */
+    /**
+     * A session's pending ids for its summary, which shows `max` at most: its item's, when they are as many
+     * as its count; with the oldest that have a row of their own when the count is above them; read when more
+     * are listed than counted (a resolution by a function of the version before left its id).
+     */
     async pendingIdsIn(session: SessionItem, max: number): Promise<string[]> {
       const listed = [...(session.pending_ids ?? [])];
-      if (session.pending_count <= listed.length || listed.length >= max) return listed.slice(0, max);
+      const count = Math.max(0, session.pending_count);
+      if (listed.length === count) return listed;
+      if (listed.length > count) return (await pendingIn(session)).map((e) => e.elicitation_id);
+      if (listed.length >= max) return listed.slice(0, max);
       const withRows = await rows(session.tenant, session.session_id, keys.prefix.pending, max - listed.length);
       return [...listed, ...withRows.map((row) => row.elicitation_id)];
     },
