@@ -3,11 +3,17 @@
  * (HTTP 400) in the service's own constraint wording, before anything is stored.
  */
 export interface ScheduleRequest {
+  group: string;
+  expression: string;
   at: number;
   targetArn: string;
   roleArn: string;
   input: string;
 }
+
+/** A request body as JSON gives it: nothing about its members is known until checked. */
+type Body = Record<string, unknown>;
+const isStructure = (value: unknown): value is Body => typeof value === "object" && value !== null;
 
 const NAME = /^[0-9a-zA-Z\-_.]+$/;
 const SQS_ARN = /^arn:aws(-[a-z]+)?:sqs:[a-z0-9-]+:\d{12}:[a-zA-Z0-9\-_]+$/;
@@ -35,11 +41,10 @@ function rangeProblem(value: unknown, field: string, min: number, max: number): 
   return undefined;
 }
 
-function targetProblem(target: Record<string, any>): string | undefined {
-  const retry = target.RetryPolicy;
-  const dlq = target.DeadLetterConfig;
-  if (retry !== undefined && (typeof retry !== "object" || retry === null)) return violation(retry, "target.retryPolicy", "Member must be a structure");
-  if (dlq !== undefined && (typeof dlq !== "object" || dlq === null)) return violation(dlq, "target.deadLetterConfig", "Member must be a structure");
+function targetProblem(target: Body): string | undefined {
+  const { RetryPolicy: retry, DeadLetterConfig: dlq } = target;
+  if (retry !== undefined && !isStructure(retry)) return violation(retry, "target.retryPolicy", "Member must be a structure");
+  if (dlq !== undefined && !isStructure(dlq)) return violation(dlq, "target.deadLetterConfig", "Member must be a structure");
   return (
     rangeProblem(retry?.MaximumEventAgeInSeconds, "target.retryPolicy.maximumEventAgeInSeconds", 60, 86_400) ??
     rangeProblem(retry?.MaximumRetryAttempts, "target.retryPolicy.maximumRetryAttempts", 0, 185) ??
@@ -50,7 +55,7 @@ function targetProblem(target: Record<string, any>): string | undefined {
 }
 
 /** A one-time schedule this stand-in can run, or the refusal's message. */
-export function validate(name: string, body: Record<string, any>, now: number): ScheduleRequest | string {
+export function validate(name: string, body: Body, now: number): ScheduleRequest | string {
   const problem = nameProblem(name, "name") ?? (body.GroupName === undefined ? undefined : nameProblem(String(body.GroupName), "groupName"));
   if (problem) return problem;
   const expression = String(body.ScheduleExpression ?? "");
@@ -59,10 +64,12 @@ export function validate(name: string, body: Record<string, any>, now: number): 
   // at() has whole seconds: the current second still counts as now, an earlier one has passed.
   if (at < Math.floor(now / 1000) * 1000) return `The ScheduleExpression ${expression} is in the past.`;
   const target = body.Target;
-  if (!target || typeof target !== "object" || typeof target.Arn !== "string" || typeof target.RoleArn !== "string") {
-    return violation(target?.Arn, "target.arn", "Member must not be null");
+  if (!isStructure(target) || typeof target.Arn !== "string" || typeof target.RoleArn !== "string") {
+    return violation(isStructure(target) ? target.Arn : undefined, "target.arn", "Member must not be null");
   }
   const targetIssue = targetProblem(target);
   if (targetIssue) return targetIssue;
-  return { at, targetArn: target.Arn, roleArn: target.RoleArn, input: target.Input ?? "{}" };
+  if (target.Input !== undefined && typeof target.Input !== "string") return violation(target.Input, "target.input", "Member must be a string");
+  const group = body.GroupName === undefined ? "default" : String(body.GroupName);
+  return { group, expression, at, targetArn: target.Arn, roleArn: target.RoleArn, input: target.Input ?? "{}" };
 }

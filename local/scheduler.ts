@@ -93,17 +93,17 @@ export function createLocalScheduler(o: SchedulerOptions) {
     return Promise.all(firing);
   }
 
-  async function create(name: string, body: Record<string, any>, res: ServerResponse) {
+  async function create(name: string, body: Record<string, unknown>, res: ServerResponse) {
     const now = clock.now();
     const request = validate(name, body, now);
     if (typeof request === "string") return send(res, 400, { Message: request }, "ValidationException");
-    const group = body.GroupName ?? "default";
+    const { group } = request;
     const jitter = Math.random() * (o.jitterSeconds ?? 0) * 1000;
     const schedule: Schedule = {
       pk: keyOf(group, name),
       name,
       group,
-      expression: body.ScheduleExpression,
+      expression: request.expression,
       at: request.at,
       fires_at: request.at + jitter,
       target_arn: request.targetArn,

@@ -38,6 +38,7 @@ export function approvalMessage(item: RunToolApprovalItem): string {
 }
 
 /** One elicitation per pending approval, all raised at once; each verdict applied to the state. */
+// biome-ignore lint/suspicious/noExplicitAny: the SDK's own bound for an agent of any context and output (its RunState and RunResult use it)
 export async function decideApprovals(state: RunState<any, any>, items: RunToolApprovalItem[], o: ApprovalOptions): Promise<void> {
   const verdicts = await Promise.all(
     items.map(async (item): Promise<Verdict> => {
@@ -56,6 +57,7 @@ const rejection = (verdict: Verdict) =>
   verdict.reason === "timeout" ? "No human approved this call in time." : verdict.action === "decline" ? "A human declined this call." : `The approval was cancelled (${verdict.reason}).`;
 
 /** Run the agent to its end, asking a human in Tollgate at every interruption. */
+// biome-ignore lint/suspicious/noExplicitAny: the SDK's own bound for an agent of any context and output (its RunState and RunResult use it)
 export async function runWithApprovals<A extends Agent<any, any>>(agent: A, input: string | RunState<any, A>, o: ApprovalOptions): Promise<RunResult<any, A>> {
   let result = await run(agent, input);
   while (result.interruptions.length > 0) {
@@ -67,6 +69,7 @@ export async function runWithApprovals<A extends Agent<any, any>>(agent: A, inpu
 }
 
 /** Resume a run from its serialised state: its pending approvals join their existing elicitations. */
+// biome-ignore lint/suspicious/noExplicitAny: the SDK's own bound for an agent of any context and output (its RunState and RunResult use it)
 export async function resumeWithApprovals<A extends Agent<any, any>>(agent: A, serialised: string, o: ApprovalOptions): Promise<RunResult<any, A>> {
   const state = await RunState.fromString(agent, serialised);
   await decideApprovals(state, state.getInterruptions(), o);
