@@ -81,7 +81,12 @@ describe("Scheduler", () => {
       name: "ValidationException",
       message: expect.stringContaining("deadLetterConfig.arn"),
     });
-    for (const name of ["retry-high", "age-low", "dlq-bad"]) expect(await exists(name)).toBe(false);
+    // A client that is not the SDK may send Input as something other than a string.
+    expect(await refusal(create("input-object", { Target: { ...target, Input: { tenant: "acme" } as unknown as string } }))).toMatchObject({
+      name: "ValidationException",
+      message: expect.stringContaining("target.input"),
+    });
+    for (const name of ["retry-high", "age-low", "dlq-bad", "input-object"]) expect(await exists(name)).toBe(false);
     await create("with-dlq", { Target: { ...target, RetryPolicy: { MaximumRetryAttempts: 185, MaximumEventAgeInSeconds: 86_400 }, DeadLetterConfig: { Arn: dlq } } });
     expect(await exists("with-dlq")).toBe(true);
   });
