@@ -131,7 +131,7 @@ function costLines(c: Record<string, any>): string[] {
   const seq = c.sequentialCalls ?? {};
   return [
     "",
-    `cost on AWS: $${c.perMillionUsd} per million elicitations; ${c.wruPerElicitation} WRU, ${c.rruPerElicitation} RRU, ${c.wsMessagesPerElicitation} WebSocket messages, ${c.lambdaInvocationsPerElicitation} invocations, ${c.lambdaGbSecondsPerElicitation} GB-s each`,
+    `cost on AWS: $${c.perMillionUsd} per million elicitations; ${c.wruPerElicitation} WRU, ${c.rruPerElicitation} RRU (${c.dynamodb.emptyReadUnitsPerElicitation} of it Queries that found nothing), ${c.wsMessagesPerElicitation} WebSocket messages, ${c.lambdaInvocationsPerElicitation} invocations, ${c.lambdaGbSecondsPerElicitation} GB-s each`,
     `  ${Object.entries(c.breakdownUsd)
       .map(([k, v]) => `${k} $${v}`)
       .join(", ")}`,

@@ -117,6 +117,11 @@ it("measures the cost per elicitation from counted capacity, invocations and mes
   const { singleWritesByRule, singleWritesReported } = cost.dynamodb.ruleCheck;
   expect(singleWritesReported).toBeGreaterThan(0);
   expect(Math.abs(singleWritesByRule - singleWritesReported)).toBeLessThanOrEqual(0.15 * singleWritesReported);
+  // DynamoDB Local reports 0 for a Query that finds nothing (a subscriber shard without subscribers): AWS's minimum read counts.
+  const { emptyReadsPerElicitation, emptyReadUnitsPerElicitation } = cost.dynamodb;
+  expect(emptyReadsPerElicitation).toBeGreaterThan(0);
+  expect(emptyReadUnitsPerElicitation).toBeGreaterThanOrEqual(0.5 * emptyReadsPerElicitation - 0.01);
+  expect(cost.rruPerElicitation).toBeGreaterThanOrEqual(emptyReadUnitsPerElicitation);
   const shapes = cost.dynamodb.byShape.map((s: { shape: string }) => s.shape);
   // A refused condition is part of the design (a race the condition settles, charged by the model); any other failure is not.
   for (const shape of shapes) {

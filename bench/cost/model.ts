@@ -28,7 +28,8 @@ const total = (u: { table_units: number; index_units: Record<string, number> }) 
 /**
  * DynamoDB Local reports reads and single-item writes by AWS's rules (checked against sizes.ts in every
  * run: `ruleCheck`), but a transaction as if its items were one: there the documented rule, applied to
- * the real images before and after, counts.
+ * the real images before and after, counts. (A Query that finds nothing is given its minimum read by the
+ * proxy: `emptyRead`.)
  */
 const counted = (c: MeteredCall) => (c.operation === "TransactWriteItems" && c.rule ? c.rule : c);
 const units = (c: MeteredCall) => total(counted(c));
@@ -119,7 +120,15 @@ export function costModel(m: CostMeasurement, runnerWaitMinutes: number) {
     lambdaInvocationsPerElicitation: lambda.invocationsPerElicitation,
     lambdaGbSecondsPerElicitation: Number(lambda.gbSecondsPerElicitation.toPrecision(3)),
     breakdownUsd: Object.fromEntries(Object.entries(perMillion).map(([k, v]) => [k, hundredths(v)])),
-    dynamodb: { ruleCheck, callsPerElicitation: hundredths(m.dynamodb.length / n), failedCalls: m.dynamodb.filter((c) => c.failed).length, byShape: byShape(m.dynamodb, n) },
+    dynamodb: {
+      ruleCheck,
+      callsPerElicitation: hundredths(m.dynamodb.length / n),
+      failedCalls: m.dynamodb.filter((c) => c.failed).length,
+      /** Queries that found nothing, charged the minimum read by the rule (DynamoDB Local reports 0 for them). */
+      emptyReadsPerElicitation: hundredths(reads.filter((c) => c.emptyRead).length / n),
+      emptyReadUnitsPerElicitation: hundredths(sum(reads.filter((c) => c.emptyRead)) / n),
+      byShape: byShape(m.dynamodb, n),
+    },
     lambda: lambda.functions,
     scheduler: { created: callsOf("Scheduler.CreateSchedule"), deleted: callsOf("Scheduler.DeleteSchedule"), fired: hundredths(fired) },
     connectionMinutes: { modelled: runnerWaitMinutes, measuredLocally: hundredths(m.wsConnectionMinutes / n) },
@@ -127,6 +136,6 @@ export function costModel(m: CostMeasurement, runnerWaitMinutes: number) {
     errors: m.errors,
     prices,
     source:
-      "capacity as DynamoDB Local reports it (ReturnConsumedCapacity INDEXES on every handler call, through a metering proxy on the DynamoDB endpoint), except transactions, which DynamoDB Local under-reports: those by AWS's documented rules on the real item images; invocations and durations from the Lambda stand-in; messages counted on the sockets",
+      "capacity as DynamoDB Local reports it (ReturnConsumedCapacity INDEXES on every handler call, through a metering proxy on the DynamoDB endpoint), except what DynamoDB Local under-reports: transactions, by AWS's documented rules on the real item images, and Queries that find nothing, at the documented minimum read; invocations and durations from the Lambda stand-in; messages counted on the sockets",
   };
 }

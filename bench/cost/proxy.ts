@@ -54,6 +54,11 @@ export interface MeteredCall {
   table_units: number;
   index_units: Record<string, number>;
   read: boolean;
+  /**
+   * A Query or Scan that found nothing, which DynamoDB Local reports as 0: AWS charges a read of nothing its
+   * minimum (1 unit consistent, 0.5 eventually consistent), and these units are that minimum.
+   */
+  emptyRead?: boolean;
   /** A refused conditional write or a cancelled transaction: DynamoDB Local reports no capacity for it. */
   failed?: string;
   /** Items written or conditionally checked (a failed call is charged by them, see model.ts). */
@@ -112,13 +117,21 @@ function record(operation: string, input: Record<string, any>, status: number, o
     table_units += c.Table?.CapacityUnits ?? c.CapacityUnits ?? 0;
     for (const [name, u] of Object.entries(c.GlobalSecondaryIndexes ?? {})) index_units[name] = (index_units[name] ?? 0) + (u.CapacityUnits ?? 0);
   }
+  // "If you perform a read operation on an item that does not exist, DynamoDB still consumes provisioned read
+  // throughput" (the developer guide's read consumption rules); DynamoDB Local reports it for GetItem, not for Query.
+  const emptyRead = status < 400 && (operation === "Query" || operation === "Scan") && table_units === 0 && Object.values(index_units).every((u) => u === 0);
+  if (emptyRead) {
+    const minimum = input.ConsistentRead ? 1 : 0.5;
+    if (input.IndexName) index_units[input.IndexName] = minimum;
+    else table_units = minimum;
+  }
   const failed =
     status >= 400
       ? String(output.__type ?? status)
           .split("#")
           .pop()
       : undefined;
-  return { operation, table, kinds, table_units, index_units, read: reads.has(operation), failed, items: kinds.length, requestBytes, at: performance.timeOrigin + performance.now() };
+  return { operation, table, kinds, table_units, index_units, read: reads.has(operation), emptyRead, failed, items: kinds.length, requestBytes, at: performance.timeOrigin + performance.now() };
 }
 
 export interface MeteringProxy {
