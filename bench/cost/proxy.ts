@@ -94,7 +94,9 @@ function itemsOf(operation: string, input: Record<string, any>): { kinds: string
   }
   if (operation === "Query") {
     const partition = Object.values(input.ExpressionAttributeValues ?? {})[0] as { S?: string } | undefined;
-    return { kinds: [partition?.S?.includes("#SUBSCRIBERS") ? "subscriber" : input.IndexName ? `index ${input.IndexName}` : "session partition"], table: input.TableName };
+    const pk = partition?.S ?? "";
+    const kind = pk.includes("#SUBSCRIBERS") ? "subscriber" : pk.endsWith("#TARGETS") ? "notification targets" : input.IndexName ? `index ${input.IndexName}` : "session partition";
+    return { kinds: [kind], table: input.TableName };
   }
   return { kinds: [kindOf(input.Key ?? input.Item)], table: input.TableName };
 }
