@@ -56,7 +56,8 @@ function targetProblem(target: Body): string | undefined {
 
 /** A one-time schedule this stand-in can run, or the refusal's message. */
 export function validate(name: string, body: Body, now: number): ScheduleRequest | string {
-  const problem = nameProblem(name, "name") ?? (body.GroupName === undefined ? undefined : nameProblem(String(body.GroupName), "groupName"));
+  const group = body.GroupName === undefined ? undefined : String(body.GroupName);
+  const problem = nameProblem(name, "name") ?? (group === undefined ? undefined : nameProblem(group, "groupName"));
   if (problem) return problem;
   const expression = String(body.ScheduleExpression ?? "");
   const at = parseAt(expression);
@@ -70,6 +71,5 @@ export function validate(name: string, body: Body, now: number): ScheduleRequest
   const targetIssue = targetProblem(target);
   if (targetIssue) return targetIssue;
   if (target.Input !== undefined && typeof target.Input !== "string") return violation(target.Input, "target.input", "Member must be a string");
-  const group = body.GroupName === undefined ? "default" : String(body.GroupName);
-  return { group, expression, at, targetArn: target.Arn, roleArn: target.RoleArn, input: target.Input ?? "{}" };
+  return { group: group ?? "default", expression, at, targetArn: target.Arn, roleArn: target.RoleArn, input: target.Input ?? "{}" };
 }

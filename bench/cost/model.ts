@@ -90,6 +90,7 @@ export function costModel(m: CostMeasurement, runnerWaitMinutes: number) {
   const sum = (calls: MeteredCall[]) => calls.reduce((a, c) => a + units(c) + (c.failed ? failedUnits(c) : 0), 0);
   const wru = sum(writes) / n;
   const rru = sum(reads) / n;
+  const emptyReads = reads.filter((c) => c.emptyRead);
   const lambda = lambdaOf(m);
   const fired = m.invocations.filter((v) => functions[v.fn as FunctionName]?.trigger.kind === "timer").length / n;
   const wsMessages = m.wsMessages / n;
@@ -125,8 +126,8 @@ export function costModel(m: CostMeasurement, runnerWaitMinutes: number) {
       callsPerElicitation: hundredths(m.dynamodb.length / n),
       failedCalls: m.dynamodb.filter((c) => c.failed).length,
       /** Queries that found nothing, charged the minimum read by the rule (DynamoDB Local reports 0 for them). */
-      emptyReadsPerElicitation: hundredths(reads.filter((c) => c.emptyRead).length / n),
-      emptyReadUnitsPerElicitation: hundredths(sum(reads.filter((c) => c.emptyRead)) / n),
+      emptyReadsPerElicitation: hundredths(emptyReads.length / n),
+      emptyReadUnitsPerElicitation: hundredths(sum(emptyReads) / n),
       byShape: byShape(m.dynamodb, n),
     },
     lambda: lambda.functions,
