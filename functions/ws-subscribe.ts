@@ -4,5 +4,5 @@ import { wsHandler } from "./lambda/ws.js";
 
 export const handler = wsHandler(SubscribeFrame, async ({ caller, connection, frame }, { tollgate }) => {
   await tollgate.subscriptions.subscribe(caller, connection.id, frame.sessions, { badges: frame.badges ?? true });
-  return { type: "subscribed" };
+  return { type: "subscribed", connection_id: connection.id };
 });

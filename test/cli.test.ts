@@ -80,7 +80,15 @@ describe("pending and answer", () => {
     await raise("cli_a1", "cli_a1e", { requestedSchema: { type: "object", properties: { branch: { type: "string" } } } });
     const out = await cli(["answer", "cli_a1e", "accept", "--content", '{"branch":"main"}', "--json"], env);
     expect(out.code, out.stderr).toBe(EXIT.ok);
-    expect(JSON.parse(out.stdout)).toEqual({ elicitation_id: "cli_a1e", action: "accept", status: "resolved", session_id: "cli_a1" });
+    expect(JSON.parse(out.stdout)).toEqual({
+      elicitation_id: "cli_a1e",
+      action: "accept",
+      reason: "answered",
+      resolved_by: "human-1",
+      resolved_at: expect.any(String),
+      status: "resolved",
+      session_id: "cli_a1",
+    });
     const read = await t.http(await t.token("human"), "GET", "/v1/elicitations/cli_a1e");
     expect(read.body.verdict).toMatchObject({ action: "accept", content: { branch: "main" }, reason: "answered", resolved_by: "human-1" });
     const again = await cli(["answer", "cli_a1e", "decline", "--session", "cli_a1"], env);

@@ -223,6 +223,35 @@ describe.skipIf(noBrowser)("approval inbox in a browser", () => {
     expect(received.filter((f) => f.type === "session.badge")).toEqual([]);
   });
 
+  it("hears a verdict it gave in the reply: no resolved frame for it, the card and the badge as exact", async () => {
+    const s = sid("conv_answered_here");
+    await session(s, { title: "Answered here" });
+    const mine = await raise(s, { message: "Mine?" });
+    const theirs = await raise(s, { message: "Theirs?" });
+    const page = await open(`/#session=${s}`);
+    const received: { type?: string; elicitation_id?: string; connection_id?: string }[] = [];
+    const verdicts: { elicitation_id?: string; answering_connection_id?: string }[] = [];
+    page.on("websocket", (ws) => ws.on("framereceived", (f) => received.push(JSON.parse(String(f.payload)))));
+    page.on("request", (r) => r.method() === "POST" && r.url().endsWith("/events") && verdicts.push(r.postDataJSON()));
+    await page.reload();
+    await live(page);
+    await expect.poll(() => text(page, `badge-${s}`), poll).toContain("2");
+
+    await page.getByTestId(`accept-${mine}`).click();
+    await expect.poll(() => text(page, `verdict-${mine}`), poll).toMatch(/Accepted.*answered by.*human-1/);
+    await expect.poll(() => text(page, `badge-${s}`), poll).toContain("1");
+    // Another human's verdict comes as an event, from a later stream batch than this tab's own.
+    await t.http(await t.token("human", "human-2"), "POST", `/v1/sessions/${s}/events`, { type: "approval", elicitation_id: theirs, action: "decline" });
+    await expect.poll(() => visible(page, `badge-${s}`), poll).toBe(false);
+    await expect.poll(() => text(page, `verdict-${theirs}`), poll).toMatch(/Declined.*answered by.*human-2/);
+
+    const resolvedFrames = received.filter((f) => f.type === "response.elicitation_resolved").map((f) => f.elicitation_id);
+    expect(resolvedFrames).toEqual([theirs]);
+    const subscribed = received.filter((f) => f.type === "subscribed");
+    expect(verdicts).toEqual([expect.objectContaining({ elicitation_id: mine, answering_connection_id: subscribed.at(-1)?.connection_id })]);
+    expect(subscribed.at(-1)?.connection_id).toEqual(expect.any(String));
+  });
+
   it("takes a session off the waiting ones when it stopped waiting while the socket was down", async () => {
     const s = sid("conv_quieted");
     await session(s, { title: "Quieted" });

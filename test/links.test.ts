@@ -84,7 +84,15 @@ describe("what a link may do", () => {
     expect((await elicitation("el_use")).status).toBe("pending");
     const given = await give(link.token, { action: "accept", content: { branch: "main" }, message: "ship it" });
     expect(given.status).toBe(200);
-    expect(given.body).toEqual({ elicitation_id: "el_use", action: "accept", status: "resolved" });
+    expect(given.body).toEqual({
+      elicitation_id: "el_use",
+      action: "accept",
+      message: "ship it",
+      reason: "answered",
+      resolved_by: "bob@example.com",
+      resolved_at: expect.any(String),
+      status: "resolved",
+    });
     // The same verdict again answers the same; another one is refused and says what stands, without the content.
     expect((await give(link.token, { action: "accept", content: { branch: "main" }, message: "ship it" })).status).toBe(200);
     const other = await give(link.token, { action: "decline" });

@@ -23,7 +23,7 @@ describe("round trip", () => {
     expect(runner.hasPending("conv_a")).toBe(true);
 
     const answer = await t.http(human, "POST", "/v1/sessions/conv_a/events", { type: "approval", elicitation_id: "elicit_a1", action: "accept" });
-    expect(answer).toEqual({ status: 200, body: { elicitation_id: "elicit_a1", action: "accept", status: "resolved" } });
+    expect(answer).toEqual({ status: 200, body: { elicitation_id: "elicit_a1", action: "accept", reason: "answered", resolved_by: "user_42", resolved_at: expect.any(String), status: "resolved" } });
     await expect(approved).resolves.toBe(true);
     expect(runner.hasPending("conv_a")).toBe(false);
 
@@ -129,5 +129,40 @@ describe("round trip", () => {
     const other = await t.http(runner, "POST", "/v1/sessions/conv_d/events", { ...raise, params: ask("Something else?") });
     expect(other.status).toBe(409);
     expect((await t.http(human, "GET", "/v1/sessions/conv_d")).body.pending_elicitations_count).toBe(1);
+  });
+
+  it("an answering tab hears its verdict in the reply, not as a resolved event; only its own tab is spared", async () => {
+    const runner = await t.token("runner");
+    await t.http(runner, "PUT", "/v1/sessions/conv_tab", {});
+    const raise = (id: string) => t.http(runner, "POST", "/v1/sessions/conv_tab/events", { type: "response.elicitation_request", elicitation_id: id, params: ask() });
+    const tab = async (token: string) => {
+      const socket = await t.socket(token);
+      const subscribed = await socket.request({ action: "subscribe", sessions: "*", badges: false });
+      expect(subscribed).toMatchObject({ type: "subscribed", connection_id: expect.any(String) });
+      return { socket, id: subscribed.connection_id as string };
+    };
+    const answering = await tab(human);
+    const otherTab = await tab(human);
+    const colleague = await tab(await t.token("human", "user_43"));
+    await raise("tab_1");
+    await raise("tab_2");
+    const answer = (id: string, connection: string) =>
+      t.http(human, "POST", "/v1/sessions/conv_tab/events", { type: "approval", elicitation_id: id, action: "accept", answering_connection_id: connection });
+
+    const reply = await answer("tab_1", answering.id);
+    expect(reply).toEqual({ status: 200, body: { elicitation_id: "tab_1", action: "accept", reason: "answered", resolved_by: "user_42", resolved_at: expect.any(String), status: "resolved" } });
+    // Naming a colleague's connection spares nobody: it is not this token's.
+    expect((await answer("tab_2", colleague.id)).status).toBe(200);
+    const resolved = (id: string) => (f: { type: string; elicitation_id?: string }) => f.type === "response.elicitation_resolved" && f.elicitation_id === id;
+    for (const { socket } of [otherTab, colleague]) for (const id of ["tab_1", "tab_2"]) await socket.next(resolved(id));
+    // A later batch's event: whatever the earlier batches pushed to the answering tab has come by then.
+    await raise("tab_3");
+    await answering.socket.next((f) => f.type === "response.elicitation_request" && f.elicitation_id === "tab_3");
+    await answering.socket.next(resolved("tab_2"));
+    expect(answering.socket.count(resolved("tab_1"))).toBe(0);
+    const resolvedEvent = (await otherTab.socket.next(resolved("tab_1"))) as Record<string, unknown>;
+    expect({ ...resolvedEvent, type: undefined, session_id: undefined }).toEqual({ ...reply.body, status: undefined, type: undefined, session_id: undefined });
+    // The read shows the verdict as ever, without the connection.
+    expect((await t.http(human, "GET", "/v1/elicitations/tab_1")).body.verdict).toEqual({ action: "accept", reason: "answered", resolved_by: "user_42", resolved_at: reply.body.resolved_at });
   });
 });

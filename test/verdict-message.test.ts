@@ -23,7 +23,10 @@ describe("a message with the verdict", () => {
     expect((await socket.request({ action: "elicit", session_id: "vm_raw", elicitation_id: "vm_e1", params: { message: "Push on Friday?" } })).type).toBe("elicitation.parked");
 
     const answer = await t.http(human, "POST", "/v1/sessions/vm_raw/events", approval("vm_e1", "decline", { message: "not on Fridays" }));
-    expect(answer).toEqual({ status: 200, body: { elicitation_id: "vm_e1", action: "decline", status: "resolved" } });
+    expect(answer).toEqual({
+      status: 200,
+      body: { elicitation_id: "vm_e1", action: "decline", message: "not on Fridays", reason: "answered", resolved_by: "user_42", resolved_at: expect.any(String), status: "resolved" },
+    });
     const frame = await socket.next((f) => f.type === "elicitation.verdict" && f.elicitation_id === "vm_e1");
     expect(frame).toEqual({ type: "elicitation.verdict", elicitation_id: "vm_e1", session_id: "vm_raw", action: "decline", reason: "answered", message: "not on Fridays", resolved_by: "user_42" });
 
@@ -77,7 +80,7 @@ describe("a message with the verdict", () => {
     expect((await t.http(human, "POST", "/v1/sessions/vm_again/events", first)).status).toBe(200);
     expect(await t.http(await t.token("human", "user_43"), "POST", "/v1/sessions/vm_again/events", first)).toEqual({
       status: 200,
-      body: { elicitation_id: "vm_a1", action: "decline", status: "resolved" },
+      body: { elicitation_id: "vm_a1", action: "decline", message: "not yet", reason: "answered", resolved_by: "user_42", resolved_at: expect.any(String), status: "resolved" },
     });
     for (const other of [approval("vm_a1", "decline", { message: "never" }), approval("vm_a1", "decline"), approval("vm_a1", "accept", { message: "not yet" })]) {
       const reply = await t.http(human, "POST", "/v1/sessions/vm_again/events", other);

@@ -1,9 +1,10 @@
 // @ts-check
 // An approval card: the question, its answer form, and then the verdict, whoever gave it.
-import { api, ApiError, seg } from "./api.js";
+import { ApiError } from "./api.js";
 import { fill, h, nextId } from "./dom.js";
 import { displayValue } from "./fields.js";
 import { buildForm } from "./form.js";
+import { giveVerdict } from "./live.js";
 import { shareControl } from "./share.js";
 import { claims } from "./signin.js";
 import { timeEl } from "./time.js";
@@ -183,7 +184,7 @@ export function createCard(event, opts = {}) {
     const me = opts.by ?? (claims().sub || "you");
     answered = { action, content, by: me };
     try {
-      const r = await (opts.submit ? opts.submit(body) : api(`/v1/sessions/${seg(event.session_id)}/events`, { method: "POST", body }));
+      const r = await (opts.submit ? opts.submit(body) : giveVerdict(event.session_id, body));
       resolve({ action: r?.action || action, content, message, reason: "answered", resolved_by: me, resolved_at: new Date().toISOString() }, { provisional: true });
     } catch (e) {
       if (e instanceof ApiError && e.status === 409 && e.verdict) {

@@ -1,5 +1,6 @@
 // @ts-check
 // The live socket: subscribes, keeps the connection open, and reconnects with backoff.
+import { api, seg } from "./api.js";
 import { endpoints } from "./settings.js";
 import { currentToken, whenSignedOut } from "./signin.js";
 
@@ -14,6 +15,28 @@ const FALLBACK_MS = 1500;
  * @param {number} attempt @param {number} [random] in [0, 1)
  */
 export const retryDelay = (attempt, random = Math.random()) => Math.round(Math.min(30_000, 1000 * 2 ** attempt) * (0.5 + random / 2));
+
+/** The live socket's connection id while it is subscribed; a verdict given here names it. @type {string | null} */
+let subscribedAs = null;
+/** The page's handler of live events, which also hears the verdicts this tab gives. @type {((event: LiveEvent) => void) | null} */
+let deliver = null;
+
+/**
+ * Gives a verdict from this tab. It names the tab's subscribed connection, so the server sends the tab
+ * no resolved event for it (docs/protocol.md "A tab that answers"); the reply says the same, and
+ * goes to the page as that event. Naming a connection that has closed meanwhile spares nothing:
+ * the new one hears the event too, and a second hearing changes nothing.
+ * @param {string} sessionId @param {{type: "approval", elicitation_id: string}} body
+ */
+export async function giveVerdict(sessionId, body) {
+  const answering = subscribedAs;
+  const reply = await api(`/v1/sessions/${seg(sessionId)}/events`, { method: "POST", body: answering ? { ...body, answering_connection_id: answering } : body });
+  if (reply?.resolved_at) {
+    const { status: _status, ...outcome } = reply;
+    deliver?.({ type: "response.elicitation_resolved", session_id: sessionId, ...outcome });
+  }
+  return reply;
+}
 
 /** @param {string} state @param {string} text */
 function setConn(state, text) {
@@ -39,6 +62,7 @@ export function live({ sessions = "*", onEvent, onReady }) {
   let stopped = false;
   let everReady = false;
 
+  deliver = onEvent;
   const ready = () => {
     everReady = true;
     onReady();
@@ -57,6 +81,7 @@ export function live({ sessions = "*", onEvent, onReady }) {
     }
     if (frame.type === "subscribed") {
       attempt = 0;
+      subscribedAs = typeof frame.connection_id === "string" ? frame.connection_id : null;
       setConn("live", "Live");
       clearTimeout(fallback);
       ready();
@@ -80,6 +105,7 @@ export function live({ sessions = "*", onEvent, onReady }) {
     };
     socket.onmessage = onMessage;
     socket.onclose = () => {
+      subscribedAs = null;
       clearInterval(pingTimer);
       if (stopped) return;
       const delay = retryDelay(attempt++);

@@ -15,6 +15,7 @@ import type { Delivery, VerdictFrame } from "./delivery.js";
 import {
   TOLLGATE,
   isResolved,
+  outcomeOf,
   paramsOf,
   requestEvent,
   shownVerdict,
@@ -57,6 +58,8 @@ export interface Resolution {
   reply_to?: string;
   /** Count the call against its caller's rate limit, in the resolving write. */
   charge?: RateCharge;
+  /** The resolver's connection that hears the outcome in its reply, not as a resolved event. */
+  answering_connection_id?: string;
 }
 
 /** A rebind between our read and our write fails the claim's condition: read again, at most this often, then claim separately. */
@@ -69,6 +72,7 @@ export interface Answer {
   content?: Record<string, unknown>;
   message?: string;
   via?: Via;
+  answering_connection_id?: string;
 }
 
 /** The same verdict again: the same action, content and message. */
@@ -173,6 +177,7 @@ export function createElicitations(ctx: Context, sessions: Sessions, delivery: D
       resolved_by: r.resolved_by,
       resolved_at: ctx.iso(),
       via: r.via ?? viaOf({ reason: r.reason }),
+      ...(r.answering_connection_id !== undefined ? { answering_connection_id: r.answering_connection_id } : {}),
     };
     // Runner gone: only while still bound to the gone connection (a resume rebound it otherwise).
     if (r.bound_to !== undefined && item.connection_id !== r.bound_to) return { won: false, item };
@@ -238,6 +243,7 @@ export function createElicitations(ctx: Context, sessions: Sessions, delivery: D
           reason: "answered",
           resolved_by: caller.sub,
           via: input.via,
+          answering_connection_id: input.answering_connection_id,
           charge: limiter?.charge(caller, "verdict"),
         },
         item,
@@ -246,7 +252,7 @@ export function createElicitations(ctx: Context, sessions: Sessions, delivery: D
       if (!sameVerdict(standing.verdict, input)) {
         throw new ProtocolError("conflict", "this elicitation is already resolved with another verdict", { verdict: shownVerdict(standing.verdict) });
       }
-      return { elicitation_id: standing.elicitation_id, action: standing.verdict.action, status: "resolved" as const };
+      return { ...outcomeOf(standing), status: "resolved" as const };
     },
 
     /** The runner stopped waiting (HTTP `response.elicitation_resolved`), or cancelled over its socket. */

@@ -18,6 +18,8 @@ export interface Verdict {
   resolved_at: string;
   /** How it came; absent on verdicts stored before it was kept (`viaOf` derives it). */
   via?: Via;
+  /** The resolver's own subscribed connection that gave it: its resolved event is not pushed there (the reply said it). */
+  answering_connection_id?: string;
 }
 
 export interface SessionItem {
@@ -146,18 +148,14 @@ export function shownVerdict(verdict: Verdict) {
 /** How a verdict came, for one stored before `via` was kept: a human's token, the deadline, or the runner's side. */
 export const viaOf = (verdict: Pick<Verdict, "reason" | "via">): Via => verdict.via ?? (verdict.reason === "answered" ? "token" : verdict.reason === "timeout" ? "deadline" : "runner");
 
-export function resolvedEvent(item: Resolved) {
+/** How it resolved, as the resolved event and the answering call's reply both say it. */
+export function outcomeOf(item: Resolved) {
   const { action, message, reason, resolved_by, resolved_at } = item.verdict;
-  return {
-    type: "response.elicitation_resolved" as const,
-    elicitation_id: item.elicitation_id,
-    session_id: item.session_id,
-    action,
-    ...(message !== undefined ? { message } : {}),
-    reason,
-    resolved_by,
-    resolved_at,
-  };
+  return { elicitation_id: item.elicitation_id, action, ...(message !== undefined ? { message } : {}), reason, resolved_by, resolved_at };
+}
+
+export function resolvedEvent(item: Resolved) {
+  return { type: "response.elicitation_resolved" as const, session_id: item.session_id, ...outcomeOf(item) };
 }
 
 export function verdictFrame(item: Resolved) {

@@ -59,7 +59,8 @@ export function createReactions(
 
   async function onResolved(item: ElicitationItem, audience: Audience) {
     if (!isResolved(item)) return;
-    await audience.publish(item.tenant, sessionAndAncestors(item), resolvedEvent(item));
+    const { answering_connection_id: answering, resolved_by } = item.verdict;
+    await audience.publish(item.tenant, sessionAndAncestors(item), resolvedEvent(item), answering ? { connection_id: answering, sub: resolved_by } : undefined);
     if (item.verdict.reason !== "timeout") await ctx.timers.cancel("deadline", timerKeys.deadline(item));
     await escalation.settle(item);
     await notifications.resolved(item);

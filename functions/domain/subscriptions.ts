@@ -24,8 +24,8 @@ export function createSubscriptions(ctx: Context, sessions: Sessions) {
         if (found.some((s) => s.updated_at === null)) throw notFound("session");
       }
       const ttl = Math.floor(ctx.now() / 1000) + SUBSCRIBER_TTL_SECONDS;
-      if (wanted === "*") await subscribers.subscribeAll(caller.tenant, connectionId, badges, ttl);
-      else if (!(await subscribers.subscribe(caller.tenant, connectionId, wanted, badges, MAX_SUBSCRIBED_SESSIONS, ttl)))
+      if (wanted === "*") await subscribers.subscribeAll(caller.tenant, connectionId, caller.sub, badges, ttl);
+      else if (!(await subscribers.subscribe(caller.tenant, connectionId, caller.sub, wanted, badges, MAX_SUBSCRIBED_SESSIONS, ttl)))
         throw badRequest(`a connection subscribes to at most ${MAX_SUBSCRIBED_SESSIONS} sessions (or to "*")`);
     },
 
@@ -41,13 +41,15 @@ export function createSubscriptions(ctx: Context, sessions: Sessions) {
       return {
         /**
          * Push an event of a session to everyone subscribed to it or to one of its ancestors (a badge only to
-         * those that hear badges); prune the dead.
+         * those that hear badges), but to `answering`, the connection that gave a verdict and heard it in its
+         * reply (only if it holds that verdict's giver's token: nobody silences another's tab); prune the dead.
          */
-        async publish(tenant: string, sessionIds: string[], event: { type: string }): Promise<void> {
+        async publish(tenant: string, sessionIds: string[], event: { type: string }, answering?: { connection_id: string; sub: string }): Promise<void> {
           if (!lists.has(tenant)) lists.set(tenant, subscribers.of(tenant));
           const all = await lists.get(tenant)!;
           const heard = (s: Subscriber) => s.all_sessions || sessionIds.some((id) => s.session_ids.has(id));
-          const listening = all.filter((s) => !gone.has(s.connection_id) && heard(s) && (s.badges || event.type !== "session.badge"));
+          const answered = (s: Subscriber) => s.connection_id === answering?.connection_id && s.sub === answering.sub;
+          const listening = all.filter((s) => !gone.has(s.connection_id) && heard(s) && (s.badges || event.type !== "session.badge") && !answered(s));
           await Promise.all(
             listening.map(async (subscriber) => {
               if ((await ctx.push.send(subscriber.connection_id, event)) === "gone") {

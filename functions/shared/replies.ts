@@ -74,7 +74,8 @@ export const PeekItems = z.strictObject({
   ),
 });
 export const Raised = z.strictObject({ elicitation_id: Id, deadline: Timestamp });
-export const Answered = z.strictObject({ elicitation_id: Id, action: VerdictAction, status: z.literal("resolved") });
+/** The verdict that stands, as its resolved event says it (an answering connection hears it here, not as that event). */
+export const Answered = z.strictObject({ ...z.omit(ResolvedEventRecord, { type: true, session_id: true }).shape, status: z.literal("resolved") });
 export const GaveUp = z.strictObject({ elicitation_id: Id, status: z.enum(["pending", "resolved"]) });
 export const ElicitationRead = z.strictObject({
   session_id: Id,
@@ -135,7 +136,8 @@ export const MessageFrame = z.strictObject({
   text: z.string(),
   from_session_id: z.optional(Id),
 });
-export const SubscribedFrame = z.strictObject({ type: z.literal("subscribed"), ref: Ref });
+/** `connection_id`: what a verdict names as its `answering_connection_id`. */
+export const SubscribedFrame = z.strictObject({ type: z.literal("subscribed"), connection_id: z.string(), ref: Ref });
 export const PongFrame = z.strictObject({ type: z.literal("pong"), ref: Ref });
 export const ErrorFrame = z.strictObject({ type: z.literal("error"), ...ErrorFields, ref: Ref });
 

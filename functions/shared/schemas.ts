@@ -195,9 +195,11 @@ export const ApprovalEvent = z.strictObject({
   action: VerdictAction,
   content: z.optional(Content),
   message: z.optional(VerdictMessage),
+  /** The caller's own subscribed connection that gives this verdict: it hears the outcome in the reply, not as a resolved event. */
+  answering_connection_id: z.optional(Text(256, 1)),
 });
-/** The verdict an approval link gives: its elicitation is the link's own. */
-export const LinkVerdictBody = z.omit(ApprovalEvent, { type: true, elicitation_id: true });
+/** The verdict an approval link gives: its elicitation is the link's own (a link's holder has no subscription). */
+export const LinkVerdictBody = z.omit(ApprovalEvent, { type: true, elicitation_id: true, answering_connection_id: true });
 /** `for`: whom the shared link is for, recorded as `resolved_by` when it answers (default: who shared it). */
 export const ShareLinkBody = z.strictObject({
   for: z.optional(Text(256, 1).check(z.refine((name) => name !== "tollgate" && !name.startsWith("target:"), "may not be `tollgate` or start with `target:` (Tollgate's own names)"))),

@@ -234,7 +234,7 @@ describe("afterwards", () => {
     }
     // And the real thing still works: the pending elicitation takes a valid verdict.
     const verdict = await t.http(human, "POST", "/v1/sessions/conv_fuzz_child/events", { type: "approval", elicitation_id: "el_fuzz", action: "accept", content: { answer: "yes", count: 3 } });
-    expect(verdict).toEqual({ status: 200, body: { elicitation_id: "el_fuzz", action: "accept", status: "resolved" } });
+    expect(verdict).toEqual({ status: 200, body: { elicitation_id: "el_fuzz", action: "accept", reason: "answered", resolved_by: "fuzz-human", resolved_at: expect.any(String), status: "resolved" } });
     const frame = await runnerSockets[0].next((f) => f.type === "elicitation.verdict" && f.elicitation_id === "el_fuzz");
     expect(frame).toMatchObject({ action: "accept", content: { answer: "yes", count: 3 }, reason: "answered" });
   });

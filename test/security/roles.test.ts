@@ -76,7 +76,7 @@ const calls: Call[] = [
     allowed: HUMAN,
     prepare: (_role, tag) => raise("r_main", `el_answer_${tag}`),
     run: (role, tag) => http(role, "POST", "/v1/sessions/r_main/events", { type: "approval", elicitation_id: `el_answer_${tag}`, action: "accept" }),
-    check: (o, _role, tag) => expect(o.body).toEqual({ elicitation_id: `el_answer_${tag}`, action: "accept", status: "resolved" }),
+    check: (o, _role, tag) => expect(o.body).toMatchObject({ elicitation_id: `el_answer_${tag}`, action: "accept", reason: "answered", status: "resolved" }),
   },
   {
     name: "POST events: runner gave up",

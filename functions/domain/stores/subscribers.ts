@@ -8,6 +8,8 @@ import type { Key, Table } from "./table.js";
 
 interface SubscriberRow extends Key {
   connection_id: string;
+  /** Whose token the connection holds (absent on rows written before it was kept). */
+  sub?: string;
   all_sessions?: boolean;
   session_ids?: Set<string>;
   /** false when the connection counts for itself (absent on rows written before it could). */
@@ -17,6 +19,7 @@ interface SubscriberRow extends Key {
 /** One connection's subscription, from all of its rows. */
 export interface Subscriber {
   connection_id: string;
+  sub?: string;
   all_sessions: boolean;
   session_ids: Set<string>;
   /** Whether it hears `session.badge` events. */
@@ -30,7 +33,7 @@ function merge(rows: SubscriberRow[]): Subscriber[] {
   const byConnection = new Map<string, Subscriber>();
   for (const row of rows) {
     const known = byConnection.get(row.connection_id);
-    const subscriber = known ?? { connection_id: row.connection_id, all_sessions: false, session_ids: new Set<string>(), badges: true, rows: [] };
+    const subscriber = known ?? { connection_id: row.connection_id, sub: row.sub, all_sessions: false, session_ids: new Set<string>(), badges: true, rows: [] };
     subscriber.all_sessions ||= row.all_sessions === true;
     subscriber.badges &&= row.badges !== false;
     for (const id of row.session_ids ?? []) subscriber.session_ids.add(id);
@@ -48,21 +51,23 @@ export function subscriberStore(table: Table, shards: number) {
     /** Every subscriber of the tenant: one Query per shard, side by side. */
     of: async (tenant: string) => merge((await Promise.all(keys.subscriberShards(tenant, shards).map(query))).flat()),
 
-    /** The connection hears every session of the tenant (and their badges, or not). */
-    subscribeAll: (tenant: string, connectionId: string, badges: boolean, expiresAt: number) =>
+    /** The connection (of `sub`'s token) hears every session of the tenant (and their badges, or not). */
+    subscribeAll: (tenant: string, connectionId: string, sub: string, badges: boolean, expiresAt: number) =>
       table.update({
         Key: key(tenant, connectionId),
-        UpdateExpression: "SET connection_id = :c, expires_at = :ttl, all_sessions = :all, badges = :badges",
-        ExpressionAttributeValues: { ":c": connectionId, ":ttl": expiresAt, ":all": true, ":badges": badges },
+        UpdateExpression: "SET connection_id = :c, #sub = :sub, expires_at = :ttl, all_sessions = :all, badges = :badges",
+        ExpressionAttributeNames: { "#sub": "sub" },
+        ExpressionAttributeValues: { ":c": connectionId, ":sub": sub, ":ttl": expiresAt, ":all": true, ":badges": badges },
       }),
 
     /** The connection hears these sessions too (and badges, or not), unless that takes it past `max`; false when it would. */
-    subscribe: async (tenant: string, connectionId: string, sessionIds: string[], badges: boolean, max: number, expiresAt: number) =>
+    subscribe: async (tenant: string, connectionId: string, sub: string, sessionIds: string[], badges: boolean, max: number, expiresAt: number) =>
       (await table.update({
         Key: key(tenant, connectionId),
-        UpdateExpression: "SET connection_id = :c, expires_at = :ttl, badges = :badges ADD session_ids :ids",
+        UpdateExpression: "SET connection_id = :c, #sub = :sub, expires_at = :ttl, badges = :badges ADD session_ids :ids",
         ConditionExpression: "attribute_not_exists(session_ids) OR size(session_ids) <= :room",
-        ExpressionAttributeValues: { ":c": connectionId, ":ttl": expiresAt, ":badges": badges, ":ids": new Set(sessionIds), ":room": max - sessionIds.length },
+        ExpressionAttributeNames: { "#sub": "sub" },
+        ExpressionAttributeValues: { ":c": connectionId, ":sub": sub, ":ttl": expiresAt, ":badges": badges, ":ids": new Set(sessionIds), ":room": max - sessionIds.length },
       })) !== undefined,
 
     /** The connection's row in its shard goes (its connection is gone). */
