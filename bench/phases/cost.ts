@@ -2,7 +2,8 @@
  * Cost, measured: the runtime runs in this process against DynamoDB Local through the metering proxy,
  * and one elicitation after another goes the way the cost model prices it: a runner raises it over its
  * WebSocket in a top-level session, one inbox tab subscribed to every session hears it (as the inbox
- * subscribes: no badge frames, it counts from the events), a human answers over HTTP; at the end a
+ * subscribes: no badge frames, it counts from the events), a human answers over HTTP from that tab
+ * (naming its connection, so the tab hears the verdict in the reply, not as an event); at the end a
  * human lists the sessions awaiting approval once. Every DynamoDB call's capacity, every AWS call
  * with the function that made it, every invocation with its duration and every WebSocket message is
  * counted over those elicitations alone (connecting and subscribing come before).
@@ -59,7 +60,7 @@ export async function costPhase(dynamoEndpoint: string, dataDir: string, count: 
   const inbox = await BenchSocket.open(runtime.wsUrl, human);
   const subscribed = await inbox.request({ action: "subscribe", sessions: "*", badges: false });
   if (subscribed.reply.type !== "subscribed") throw new Error(`subscribe: ${JSON.stringify(subscribed.reply)}`);
-  // The inbox's badge moves with the request and resolved events it hears.
+  // The inbox's badge moves with the request events it hears, and with the replies to the verdicts it gives.
   let heard: { type: string; id: string; resolve: () => void } | undefined;
   inbox.onFrame = (frame) => {
     if (heard && frame.type === heard.type && frame.elicitation_id === heard.id) heard.resolve();
@@ -87,12 +88,11 @@ export async function costPhase(dynamoEndpoint: string, dataDir: string, count: 
       await withTimeout(up, 10_000, "badge up");
       windows.badge.push({ start: t0, end: clock() });
       await settled(proxy, trace, thinkMs);
-      const down = hears("response.elicitation_resolved", id);
       const t1 = clock();
-      const [answer, verdict] = await Promise.all([http.call(human, "POST", `/v1/sessions/${session}/events`, { type: "approval", elicitation_id: id, action: "accept" }), runner.verdict(id, 10_000)]);
-      if (answer.status !== 200 || !verdict) throw new Error(`verdict: HTTP ${answer.status}, frame ${Boolean(verdict)}`);
+      const approval = { type: "approval", elicitation_id: id, action: "accept", answering_connection_id: subscribed.reply.connection_id };
+      const [answer, verdict] = await Promise.all([http.call(human, "POST", `/v1/sessions/${session}/events`, approval), runner.verdict(id, 10_000)]);
+      if (answer.status !== 200 || answer.body.resolved_at === undefined || !verdict) throw new Error(`verdict: HTTP ${answer.status}, frame ${Boolean(verdict)}`);
       windows.verdict.push({ start: t1, end: performance.timeOrigin + verdict.at });
-      await withTimeout(down, 10_000, "badge down");
       await settled(proxy, trace, thinkMs);
     } catch (error) {
       errors++;
