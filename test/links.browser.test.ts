@@ -51,6 +51,9 @@ describe.skipIf(noBrowser)("the standalone page opened from an approval link", (
     await page.getByTestId(`accept-${id}`).click();
     await expect(verdict).resolves.toMatchObject({ action: "accept", content: { tag: "v2.0.0" }, message: "release day", resolved_by: "release-manager" });
     await expect.poll(() => text(page, `verdict-${id}`), poll).toMatch(/Accepted.*through this link/);
+    // The card dates the verdict by the server's clock (the reply's), not the browser's.
+    const standing = (await t.http(inbox.human, "GET", `/v1/elicitations/${id}`)).body.verdict;
+    expect(await page.getByTestId(`verdict-${id}`).locator("time").getAttribute("datetime")).toBe(standing.resolved_at);
     // The page kept no credential: the link lives in the address's fragment only.
     expect(await page.evaluate(() => Object.keys(localStorage).filter((k) => k.includes("token")))).toEqual([]);
     const history = await t.http(inbox.human, "GET", `/v1/history?session_id=${s}`);

@@ -185,7 +185,18 @@ export function createCard(event, opts = {}) {
     answered = { action, content, by: me };
     try {
       const r = await (opts.submit ? opts.submit(body) : giveVerdict(event.session_id, body));
-      resolve({ action: r?.action || action, content, message, reason: "answered", resolved_by: me, resolved_at: new Date().toISOString() }, { provisional: true });
+      // The reply is the verdict that stands; the card names its giver as this page knows them.
+      resolve(
+        {
+          action: r?.action || action,
+          content,
+          message: r?.message ?? message,
+          reason: r?.reason || "answered",
+          resolved_by: opts.by ?? r?.resolved_by ?? me,
+          resolved_at: r?.resolved_at || new Date().toISOString(),
+        },
+        { provisional: true },
+      );
     } catch (e) {
       if (e instanceof ApiError && e.status === 409 && e.verdict) {
         resolve(e.verdict, { note: `Already answered by ${e.verdict.resolved_by || "someone else"}. ` });
