@@ -136,7 +136,12 @@ function costLines(c: Record<string, any>): string[] {
       .map(([k, v]) => `${k} $${v}`)
       .join(", ")}`,
     `sequential AWS calls: verdict ${seq.verdict?.sequential}, park ${seq.park?.sequential}, badge ${seq.badge?.sequential} (plus the stream's hop)`,
+    ...(c.leanDeployment ? [leanLine(c.leanDeployment)] : []),
   ];
+}
+
+function leanLine(l: Record<string, any>): string {
+  return `  without per-token rate limits, with ${l.settings.subscriberShards} subscriber shard: $${l.perMillionUsd}; ${l.wruPerElicitation} WRU, ${l.rruPerElicitation} RRU, ${l.wsMessagesPerElicitation} messages`;
 }
 
 function coldStartLines(c: Record<string, any>): string[] {

@@ -71,10 +71,15 @@ function memoryReport(runtime: ReturnType<typeof memoryOf>, java: ReturnType<typ
 
 /** The cost phase, after the runtime child has stopped: its own runtime in this process, on its own table. */
 async function cost(dynamoEndpoint: string, work: string) {
-  const { costPhase } = await import("./phases/cost.js");
-  const measured = await costPhase(dynamoEndpoint, join(work, "cost"), config.costElicitations, config.thinkMs);
-  const { costModel } = await import("./cost/model.js"); // reads the stack's memory sizes (loads aws-cdk-lib)
-  return { ...costModel(measured, config.runnerWaitMinutes), sequentialCalls: measured.paths };
+  const { costPhase, deployments } = await import("./phases/cost.js");
+  const measured = await costPhase(dynamoEndpoint, join(work, "cost"), config.costElicitations, config.thinkMs, deployments.byDefault);
+  const lean = await costPhase(dynamoEndpoint, join(work, "cost-lean"), config.costElicitations, config.thinkMs, deployments.lean);
+  const { costModel, deploymentSummary } = await import("./cost/model.js"); // reads the stack's memory sizes (loads aws-cdk-lib)
+  return {
+    ...costModel(measured, config.runnerWaitMinutes),
+    sequentialCalls: measured.paths,
+    leanDeployment: deploymentSummary(costModel(lean, config.runnerWaitMinutes), deployments.lean),
+  };
 }
 
 /**

@@ -1,7 +1,8 @@
 /**
  * `npm run bench` in miniature (a few samples per phase, 20 runners, a few metered elicitations, the
  * cold start of the verdict and park functions), as a check that every figure is measured and written
- * with its ratio (badge push beside a hanging webhook target too), and that the load phase's and the cost phase's own bookkeeping holds.
+ * with its ratio (badge push beside a hanging webhook target too), and that the load phase's and the cost phase's own bookkeeping holds
+ * (the cost of a deployment without rate limits and with one subscriber shard too).
  * No time is asserted: speed is the bench's business, not the tests'.
  */
 import { spawn } from "node:child_process";
@@ -130,6 +131,18 @@ it("measures the cost per elicitation from counted capacity, invocations and mes
   }
   expect(shapes.some((s: string) => s.startsWith("TransactWriteItems"))).toBe(true);
   expect(cost.lambda.map((f: { fn: string }) => f.fn)).toEqual(expect.arrayContaining(["wsElicit", "httpPostEvent", "streams"]));
+});
+
+it("measures a deployment without per-token rate limits and with one subscriber shard beside the default one", () => {
+  const { cost } = report;
+  const lean = cost.leanDeployment;
+  expect(lean).toMatchObject({ settings: { rateLimits: { raisesPerMinute: 0, verdictsPerMinute: 0 }, subscriberShards: 1 }, elicitations: 8, errors: 0 });
+  // No rate counter in either transaction: 2 items x 2 WRU fewer per elicitation, and nothing else moves.
+  expect(cost.wruPerElicitation - lean.wruPerElicitation).toBeCloseTo(4, 0);
+  // One subscriber shard: no Query of an empty shard (three of the default four, a batch each for the raise and the verdict).
+  expect(lean.rruPerElicitation).toBeLessThan(cost.rruPerElicitation - 2);
+  expect(lean.wsMessagesPerElicitation).toBe(cost.wsMessagesPerElicitation);
+  expect(lean.perMillionUsd).toBeLessThan(cost.perMillionUsd);
 });
 
 it("counts the sequential AWS calls of the verdict, the park and the badge", () => {

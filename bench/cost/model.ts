@@ -5,7 +5,7 @@
  */
 import { functions, type FunctionName } from "../../functions/catalog.js";
 import { memoryFor } from "../../infra/tollgate-function.js";
-import type { CostMeasurement } from "../phases/cost.js";
+import type { CostDeployment, CostMeasurement } from "../phases/cost.js";
 import { hundredths } from "../stats.js";
 import type { MeteredCall } from "./proxy.js";
 
@@ -138,5 +138,22 @@ export function costModel(m: CostMeasurement, runnerWaitMinutes: number) {
     prices,
     source:
       "capacity as DynamoDB Local reports it (ReturnConsumedCapacity INDEXES on every handler call, through a metering proxy on the DynamoDB endpoint), except what DynamoDB Local under-reports: transactions, by AWS's documented rules on the real item images, and Queries that find nothing, at the documented minimum read; invocations and durations from the Lambda stand-in; messages counted on the sockets",
+  };
+}
+
+/** The headline counts of a run under other settings, beside the settings. */
+export function deploymentSummary(model: ReturnType<typeof costModel>, deployment: CostDeployment) {
+  const { perMillionUsd, wruPerElicitation, rruPerElicitation, wsMessagesPerElicitation, lambdaInvocationsPerElicitation, breakdownUsd, elicitations, errors } = model;
+  const { rateLimits, subscriberShards } = deployment;
+  return {
+    settings: { rateLimits, subscriberShards },
+    perMillionUsd,
+    wruPerElicitation,
+    rruPerElicitation,
+    wsMessagesPerElicitation,
+    lambdaInvocationsPerElicitation,
+    breakdownUsd,
+    elicitations,
+    errors,
   };
 }

@@ -16,8 +16,28 @@ import { traceCalls } from "../cost/calls.js";
 import { startMeteringProxy, type MeteringProxy } from "../cost/proxy.js";
 import { pathCalls, type PathWindow } from "../cost/sequential.js";
 
+import { env } from "../../functions/shared/env.js";
+
 const TENANT = "bench-cost";
 export const TABLE = "bench-cost";
+
+/** The settings the metered runtime runs with, on a table of its own. */
+export interface CostDeployment {
+  table: string;
+  rateLimits: { raisesPerMinute: number; verdictsPerMinute: number };
+  subscriberShards?: number;
+}
+
+export const deployments = {
+  /** As deployed by default: per-token rate limits on (too high to refuse the phase), four subscriber shards. */
+  byDefault: { table: TABLE, rateLimits: { raisesPerMinute: 1_000_000, verdictsPerMinute: 1_000_000 } },
+  /**
+   * The cheapest a deployment can choose today without changing the contract: no per-token rate limits
+   * (API Gateway's stage throttling alone; `0` turns a limit off) and one subscriber shard, for tenants
+   * that keep few inbox tabs open (docs/scale.md).
+   */
+  lean: { table: "bench-cost-lean", rateLimits: { raisesPerMinute: 0, verdictsPerMinute: 0 }, subscriberShards: 1 },
+} satisfies Record<string, CostDeployment>;
 
 /**
  * The functions on each path; the stream's own hop (a batch to `streams`) sits between the two on the
@@ -41,16 +61,17 @@ async function settled(proxy: MeteringProxy, trace: ReturnType<typeof traceCalls
   }
 }
 
-export async function costPhase(dynamoEndpoint: string, dataDir: string, count: number, thinkMs: number) {
+export async function costPhase(dynamoEndpoint: string, dataDir: string, count: number, thinkMs: number, deployment: CostDeployment) {
   const proxy = await startMeteringProxy(dynamoEndpoint);
   const runtime = await startRuntime({
     port: 0,
     dataDir,
     dynamoEndpoint: proxy.endpoint,
-    table: TABLE,
+    table: deployment.table,
     jwtSecret: SECRET,
     log: () => undefined,
-    rateLimits: { raisesPerMinute: 1_000_000, verdictsPerMinute: 1_000_000 },
+    rateLimits: deployment.rateLimits,
+    settings: deployment.subscriberShards ? { [env.subscriberShards]: String(deployment.subscriberShards) } : {},
   });
   const http = httpClient(runtime.httpUrl, 1);
   const human = await mintToken(SECRET, { sub: "cost-human", tenant: TENANT, role: "human" });
@@ -68,7 +89,7 @@ export async function costPhase(dynamoEndpoint: string, dataDir: string, count: 
   const hears = (type: string, id: string) => new Promise<void>((resolve) => (heard = { type, id, resolve }));
   await sleep(200); // the subscribe's own stream reactions
 
-  log(`cost: ${count} elicitations through the metering proxy`);
+  log(`cost: ${count} elicitations through the metering proxy, on ${deployment.table}`);
   const windows = { verdict: [] as PathWindow[], park: [] as PathWindow[], badge: [] as PathWindow[] };
   const clock = () => performance.timeOrigin + performance.now();
   const trace = traceCalls();
@@ -114,7 +135,7 @@ export async function costPhase(dynamoEndpoint: string, dataDir: string, count: 
     elicitations: count,
     errors,
     seconds: (ended - started) / 1000,
-    dynamodb: proxy.calls.slice(firstCall).filter((c) => c.table === TABLE),
+    dynamodb: proxy.calls.slice(firstCall).filter((c) => c.table === deployment.table),
     invocations: trace.invocations.filter((v) => v.start >= started && v.end !== undefined),
     invocationsCounted: Object.fromEntries(trace.counted),
     awsCalls: trace.calls.filter((c) => c.start >= started),
