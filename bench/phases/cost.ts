@@ -8,6 +8,7 @@
  * with the function that made it, every invocation with its duration and every WebSocket message is
  * counted over those elicitations alone (connecting and subscribing come before).
  */
+import { env } from "../../functions/shared/env.js";
 import { startRuntime } from "../../local/runtime.js";
 import { mintToken } from "../../local/tokens.js";
 import { BenchSocket, httpClient, sleep, withTimeout } from "../clients.js";
@@ -15,8 +16,6 @@ import { log, SECRET } from "../config.js";
 import { traceCalls } from "../cost/calls.js";
 import { startMeteringProxy, type MeteringProxy } from "../cost/proxy.js";
 import { pathCalls, type PathWindow } from "../cost/sequential.js";
-
-import { env } from "../../functions/shared/env.js";
 
 const TENANT = "bench-cost";
 export const TABLE = "bench-cost";
