@@ -16,9 +16,9 @@ const think = Number(process.argv[4] ?? 30);
 const SECRET = "trace-secret";
 const now = () => performance.timeOrigin + performance.now(); // the clock traceCalls stamps calls with
 
-const runtime = await startRuntime({ port: 0, jwtSecret: SECRET, log: () => undefined, streamPollMs: Number(process.env.TOLLGATE_STREAM_POLL_MS ?? 50) });
-process.env.TOLLGATE_RATE_LIMIT_VERDICTS_PER_MINUTE = "1000000";
-process.env.TOLLGATE_RATE_LIMIT_RAISES_PER_MINUTE = "1000000";
+// The limits stay on (their counter is part of each path) but high enough for one runner's hundreds.
+const rateLimits = { raisesPerMinute: 1_000_000, verdictsPerMinute: 1_000_000 };
+const runtime = await startRuntime({ port: 0, jwtSecret: SECRET, log: () => undefined, streamPollMs: Number(process.env.TOLLGATE_STREAM_POLL_MS ?? 50), rateLimits });
 const http = httpClient(runtime.httpUrl);
 const human = await mintToken(SECRET, { sub: "trace-human", tenant: "trace", role: "human" });
 const runner = new TollgateRunner({ url: runtime.wsUrl, token: await mintToken(SECRET, { sub: "trace-runner", tenant: "trace", role: "runner" }), sessions: [{ session_id: "trace" }] });
