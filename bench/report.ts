@@ -141,7 +141,7 @@ function costLines(c: Record<string, any>): string[] {
 }
 
 function leanLine(l: Record<string, any>): string {
-  return `  without per-token rate limits, with ${l.settings.subscriberShards} subscriber shard: $${l.perMillionUsd}; ${l.wruPerElicitation} WRU, ${l.rruPerElicitation} RRU, ${l.wsMessagesPerElicitation} messages`;
+  return `  without per-token rate limits, with ${l.settings.subscriberShards} subscriber shard, history ${l.settings.history}: $${l.perMillionUsd}; ${l.wruPerElicitation} WRU, ${l.rruPerElicitation} RRU, ${l.wsMessagesPerElicitation} messages`;
 }
 
 function coldStartLines(c: Record<string, any>): string[] {

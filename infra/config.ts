@@ -38,6 +38,8 @@ export interface TollgateConfig {
   escalationGraceSeconds: number;
   /** Days a resolved elicitation stays in the history (and readable) before TTL removes it. */
   historyRetentionDays: number;
+  /** Resolutions placed in `GET /v1/history` (`tollgate:history`, on by default); off saves each its index entry. */
+  history: boolean;
   /** Per token (tenant + sub) and minute, on the functions that raise or answer; 0 turns a limit off. */
   rateLimits: { raisesPerMinute: number; verdictsPerMinute: number };
   /** Partitions each tenant's inbox subscribers are spread over (docs/scale.md). */
@@ -104,6 +106,7 @@ export const contextKeys = {
   reconnectGraceSeconds: "tollgate:reconnectGraceSeconds",
   escalationGraceSeconds: "tollgate:escalationGraceSeconds",
   historyRetentionDays: "tollgate:historyRetentionDays",
+  history: "tollgate:history",
   rateLimitRaisesPerMinute: "tollgate:rateLimitRaisesPerMinute",
   rateLimitVerdictsPerMinute: "tollgate:rateLimitVerdictsPerMinute",
   subscriberShards: "tollgate:subscriberShards",
@@ -126,6 +129,7 @@ export const defaults = {
   reconnectGraceSeconds: 300,
   escalationGraceSeconds: 120,
   historyRetentionDays: DEFAULT_HISTORY_RETENTION_DAYS,
+  history: true,
   rateLimitRaisesPerMinute: 600,
   rateLimitVerdictsPerMinute: 600,
   subscriberShards: DEFAULT_SUBSCRIBER_SHARDS,
@@ -253,6 +257,7 @@ export function readConfig(node: Node): TollgateConfig {
     reconnectGraceSeconds: int(node, contextKeys.reconnectGraceSeconds, defaults.reconnectGraceSeconds, 1, 86_400),
     escalationGraceSeconds: int(node, contextKeys.escalationGraceSeconds, defaults.escalationGraceSeconds, 1, 86_400),
     historyRetentionDays: int(node, contextKeys.historyRetentionDays, defaults.historyRetentionDays, 1, 3653),
+    history: bool(node, contextKeys.history, defaults.history),
     rateLimits: {
       raisesPerMinute: int(node, contextKeys.rateLimitRaisesPerMinute, defaults.rateLimitRaisesPerMinute, 0, 1_000_000),
       verdictsPerMinute: int(node, contextKeys.rateLimitVerdictsPerMinute, defaults.rateLimitVerdictsPerMinute, 0, 1_000_000),

@@ -80,7 +80,7 @@ export class TollgateFunctions extends StackPart {
       if (spec.signsLinks && b.config.approvalPageUrl) f.setApprovalPage(b.config.approvalPageUrl);
       if (spec.verifiesTokens && b.oidcIssuers) f.setOidcIssuers(b.oidcIssuers);
       if (spec.rateLimited) f.setRateLimits(b.config.rateLimits);
-      f.setHistoryRetention(b.config.historyRetentionDays);
+      f.setHistory({ retentionDays: b.config.historyRetentionDays, keeps: b.config.history });
       if (spec.table.length > 0) f.setSubscriberShards(b.config.subscriberShards);
       if (spec.scheduler || spec.trigger.kind === "timer") {
         f.setGraces({

@@ -286,9 +286,13 @@ export class TollgateFunction extends Construct {
     this.addEnv(env.rateLimitVerdictsPerMinute, String(props.verdictsPerMinute));
   }
 
-  /** How long resolved elicitations are kept: every function that may resolve one sets their TTL from it. */
-  setHistoryRetention(days: number): void {
-    this.addEnv(env.historyRetentionDays, String(days));
+  /**
+   * How long resolved elicitations are kept, and whether they go in the history: every function that may
+   * resolve one sets their TTL and history keys from these, and the history's function answers by them.
+   */
+  setHistory(props: { retentionDays: number; keeps: boolean }): void {
+    this.addEnv(env.historyRetentionDays, String(props.retentionDays));
+    if (!props.keeps) this.addEnv(env.history, "off");
   }
 
   /** Every function that reaches the table finds a connection's subscriber row in the same shard. */

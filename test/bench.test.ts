@@ -133,12 +133,12 @@ it("measures the cost per elicitation from counted capacity, invocations and mes
   expect(cost.lambda.map((f: { fn: string }) => f.fn)).toEqual(expect.arrayContaining(["wsElicit", "httpPostEvent", "streams"]));
 });
 
-it("measures a deployment without per-token rate limits and with one subscriber shard beside the default one", () => {
+it("measures a deployment without per-token rate limits, with one subscriber shard and no history beside the default one", () => {
   const { cost } = report;
   const lean = cost.leanDeployment;
-  expect(lean).toMatchObject({ settings: { rateLimits: { raisesPerMinute: 0, verdictsPerMinute: 0 }, subscriberShards: 1 }, elicitations: 8, errors: 0 });
-  // No rate counter in either transaction: 2 items x 2 WRU fewer per elicitation, and nothing else moves.
-  expect(cost.wruPerElicitation - lean.wruPerElicitation).toBeCloseTo(4, 0);
+  expect(lean).toMatchObject({ settings: { rateLimits: { raisesPerMinute: 0, verdictsPerMinute: 0 }, subscriberShards: 1, history: "off" }, elicitations: 8, errors: 0 });
+  // No rate counter in either transaction (2 items x 2 WRU) and no history index entry (2 WRU): 6 WRU fewer per elicitation.
+  expect(cost.wruPerElicitation - lean.wruPerElicitation).toBeCloseTo(6, 0);
   // One subscriber shard: no Query of an empty shard (three of the default four, a batch each for the raise and the verdict).
   expect(lean.rruPerElicitation).toBeLessThan(cost.rruPerElicitation - 2);
   expect(lean.wsMessagesPerElicitation).toBe(cost.wsMessagesPerElicitation);

@@ -76,3 +76,23 @@ describe.skipIf(noBrowser)("reasons and decisions in the inbox", () => {
     expect((await t.http(inbox.human, "GET", `/v1/elicitations/${next}`)).body.verdict).toMatchObject({ action: "decline", message: "41 is fine", resolved_by: "human-1" });
   });
 });
+
+describe.skipIf(noBrowser)("an inbox where the deployment keeps no history", () => {
+  const started = useInbox({ settings: { TOLLGATE_HISTORY: "off" } });
+
+  it("says so where the decisions would be, before and after a verdict, and answers as ever", async () => {
+    const inbox = started();
+    const s = sid("dec_off");
+    await inbox.session(s, { title: "No history" });
+    const page = await inbox.open(`/#session=${s}`);
+    await live(page);
+    await expect.poll(() => text(page, "decisions"), poll).toBe("This deployment keeps no history of decisions.");
+    const id = await inbox.raise(s, { message: "Merge without a record?" });
+    await page.getByTestId(`reason-${id}`).fill("keep a record");
+    await page.getByTestId(`decline-${id}`).click();
+    await expect.poll(() => text(page, `verdict-${id}`), poll).toMatch(/Declined.*keep a record/);
+    expect(await page.getByTestId("no-history").count()).toBe(1);
+    expect(await page.getByTestId(`decision-${id}`).count()).toBe(0);
+    expect((await inbox.t.http(inbox.human, "GET", "/v1/history")).status).toBe(404);
+  });
+});

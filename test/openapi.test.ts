@@ -51,8 +51,8 @@ describe("real replies and frames", () => {
   afterAll(() => t?.stop());
 
   /** One real call, checked against the document's reply for its route and status. */
-  async function hit(token: string | undefined, method: string, template: string, path: string, body?: unknown) {
-    const reply = await t.http(token, method, path, body);
+  async function hit(token: string | undefined, method: string, template: string, path: string, body?: unknown, on: Harness = t) {
+    const reply = await on.http(token, method, path, body);
     seen.add(`${method} ${template} ${reply.status}`);
     const validate = schemaAt("paths", template, method.toLowerCase(), "responses", String(reply.status), "content", "application/json", "schema");
     expectValid(validate, reply.body, `${method} ${path} ${reply.status}`);
@@ -151,6 +151,13 @@ describe("real replies and frames", () => {
     const exported = (await lines.text()).split("\n").filter(Boolean);
     expect(exported).toHaveLength(2);
     for (const line of exported) expectValid(entry, JSON.parse(line), "a JSON line of GET /v1/history");
+    // A deployment that keeps no history
+    const historyOff = await startTollgate({ settings: { TOLLGATE_HISTORY: "off" } });
+    try {
+      expect((await hit(await historyOff.token("human"), "GET", H, "/v1/history", undefined, historyOff)).status).toBe(404);
+    } finally {
+      await historyOff.stop();
+    }
 
     // Approval links: shared, read, answered, refused
     const K = "/v1/elicitations/{id}/link";

@@ -1,6 +1,6 @@
 // @ts-check
 // A session's recent decisions, its sub-agents' included (GET /v1/history): who decided what, when, and the reason given.
-import { api } from "./api.js";
+import { api, ApiError } from "./api.js";
 import { fill, h } from "./dom.js";
 import { timeEl } from "./time.js";
 import { verdictWords } from "./verdict.js";
@@ -49,13 +49,25 @@ async function recent(sessionId) {
   return found.slice(0, SHOWN);
 }
 
+/** @param {string} sessionId @param {(id: string) => string} label */
+async function decisionItems(sessionId, label) {
+  try {
+    const entries = await recent(sessionId);
+    return entries.length ? entries.map((e) => decisionItem(e, sessionId, label)) : h("li", { class: "none muted" }, "No decisions yet.");
+  } catch (err) {
+    // A deployment that keeps no history (TOLLGATE_HISTORY=off) answers not_found.
+    if (!(err instanceof ApiError && err.code === "not_found")) throw err;
+    return h("li", { class: "none muted", "data-testid": "no-history" }, "This deployment keeps no history of decisions.");
+  }
+}
+
 /**
  * Fill the list with the session's latest decisions, if the list is still on screen for it.
  * @param {string} sessionId @param {(id: string) => string} label @param {() => boolean} current
  */
 export async function showDecisions(sessionId, label, current) {
-  const entries = await recent(sessionId);
+  const items = await decisionItems(sessionId, label);
   const list = document.getElementById("decisions");
   if (!list || !current()) return;
-  fill(list, entries.length ? entries.map((e) => decisionItem(e, sessionId, label)) : h("li", { class: "none muted" }, "No decisions yet."));
+  fill(list, items);
 }

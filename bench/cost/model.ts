@@ -144,9 +144,9 @@ export function costModel(m: CostMeasurement, runnerWaitMinutes: number) {
 /** The headline counts of a run under other settings, beside the settings. */
 export function deploymentSummary(model: ReturnType<typeof costModel>, deployment: CostDeployment) {
   const { perMillionUsd, wruPerElicitation, rruPerElicitation, wsMessagesPerElicitation, lambdaInvocationsPerElicitation, breakdownUsd, elicitations, errors } = model;
-  const { rateLimits, subscriberShards } = deployment;
+  const { rateLimits, subscriberShards, history } = deployment;
   return {
-    settings: { rateLimits, subscriberShards },
+    settings: { rateLimits, subscriberShards, history: history ?? "on" },
     perMillionUsd,
     wruPerElicitation,
     rruPerElicitation,

@@ -25,17 +25,19 @@ export interface CostDeployment {
   table: string;
   rateLimits: { raisesPerMinute: number; verdictsPerMinute: number };
   subscriberShards?: number;
+  /** "off": resolutions are not placed in the history (`TOLLGATE_HISTORY`). */
+  history?: "off";
 }
 
 export const deployments = {
   /** As deployed by default: per-token rate limits on (too high to refuse the phase), four subscriber shards. */
   byDefault: { table: TABLE, rateLimits: { raisesPerMinute: 1_000_000, verdictsPerMinute: 1_000_000 } },
   /**
-   * The cheapest a deployment can choose today without changing the contract: no per-token rate limits
-   * (API Gateway's stage throttling alone; `0` turns a limit off) and one subscriber shard, for tenants
-   * that keep few inbox tabs open (docs/scale.md).
+   * The cheapest a deployment can choose today, every guarantee of the contract kept: no per-token rate
+   * limits (API Gateway's stage throttling alone; `0` turns a limit off), one subscriber shard, for tenants
+   * that keep few inbox tabs open (docs/scale.md), and no history (`GET /v1/history` is `not_found`).
    */
-  lean: { table: "bench-cost-lean", rateLimits: { raisesPerMinute: 0, verdictsPerMinute: 0 }, subscriberShards: 1 },
+  lean: { table: "bench-cost-lean", rateLimits: { raisesPerMinute: 0, verdictsPerMinute: 0 }, subscriberShards: 1, history: "off" },
 } satisfies Record<string, CostDeployment>;
 
 /**
@@ -70,7 +72,10 @@ export async function costPhase(dynamoEndpoint: string, dataDir: string, count: 
     jwtSecret: SECRET,
     log: () => undefined,
     rateLimits: deployment.rateLimits,
-    settings: deployment.subscriberShards ? { [env.subscriberShards]: String(deployment.subscriberShards) } : {},
+    settings: {
+      ...(deployment.subscriberShards ? { [env.subscriberShards]: String(deployment.subscriberShards) } : {}),
+      ...(deployment.history ? { [env.history]: deployment.history } : {}),
+    },
   });
   const http = httpClient(runtime.httpUrl, 1);
   const human = await mintToken(SECRET, { sub: "cost-human", tenant: TENANT, role: "human" });

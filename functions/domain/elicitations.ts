@@ -188,6 +188,7 @@ export function createElicitations(ctx: Context, sessions: Sessions, delivery: D
         at: verdict.resolved_at,
         // Counted from the resolution itself, so the history hides it exactly when its retention has passed.
         expiresAt: Math.floor(Date.parse(verdict.resolved_at) / 1000) + ctx.config.resolvedRetentionSeconds,
+        history: ctx.config.keepsHistory,
       }),
       sessionStore.countDown(r.tenant, item.session_id, item.elicitation_id, verdict.resolved_at),
       ...(r.charge ? [r.charge.write] : []),

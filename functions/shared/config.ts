@@ -15,6 +15,8 @@ export interface Config {
   noticeRetryDelayMs: number;
   /** How long resolved elicitations stay readable and in the history before TTL removes them. */
   resolvedRetentionSeconds: number;
+  /** Whether resolutions are placed in the history (`GET /v1/history`); off saves their index entry (docs/cost.md). */
+  keepsHistory: boolean;
   /** Per token (tenant + sub) and minute; 0 means no limit. */
   rateLimits: RateLimits;
   /** Partitions each tenant's subscriber rows are spread over; every stream batch reads them all side by side. */
@@ -85,6 +87,13 @@ const number = (source: NodeJS.ProcessEnv, name: string, fallback: number): numb
   return value;
 };
 
+function onOff(source: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = source[name];
+  if (raw === undefined || raw === "") return fallback;
+  if (raw !== "on" && raw !== "off") throw new Error(`${name} must be on or off`);
+  return raw === "on";
+}
+
 function shards(source: NodeJS.ProcessEnv): number {
   const n = number(source, env.subscriberShards, DEFAULT_SUBSCRIBER_SHARDS);
   if (!Number.isInteger(n) || n < 1 || n > 100) throw new Error(`${env.subscriberShards} must be a whole number from 1 to 100`);
@@ -112,6 +121,7 @@ export function readConfig(source: NodeJS.ProcessEnv = process.env): Config {
     escalationGraceSeconds: number(source, env.escalationGraceSeconds, 120),
     noticeRetryDelayMs: number(source, env.noticeRetryDelayMs, 500),
     resolvedRetentionSeconds: number(source, env.resolvedRetentionSeconds, number(source, env.historyRetentionDays, DEFAULT_HISTORY_RETENTION_DAYS) * 86_400),
+    keepsHistory: onOff(source, env.history, true),
     oidcIssuers: source[env.oidcIssuers] || undefined,
     approvalPageUrl: pageUrl(source[env.approvalPageUrl]),
     subscriberShards: shards(source),

@@ -46,6 +46,8 @@ export const env = {
   historyRetentionDays: "TOLLGATE_HISTORY_RETENTION_DAYS",
   /** The same retention in seconds, when set (short retentions, as in tests); it wins over the days. */
   resolvedRetentionSeconds: "TOLLGATE_RESOLVED_RETENTION_SECONDS",
+  /** "off": resolutions are not placed in the history and `GET /v1/history` is `not_found`; absent or "on": kept. */
+  history: "TOLLGATE_HISTORY",
   /** Elicitations one token (tenant + sub) may raise per minute; 0 turns the limit off. */
   rateLimitRaisesPerMinute: "TOLLGATE_RATE_LIMIT_RAISES_PER_MINUTE",
   /** Verdicts one token (tenant + sub) may give per minute; 0 turns the limit off. */

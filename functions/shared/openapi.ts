@@ -149,11 +149,11 @@ const operations: Partial<Record<FunctionName, Operation>> = {
   },
   httpListHistory: {
     summary:
-      "The tenant's decisions, newest first: each request with its verdict, who gave it, how it came and how long it took. `since` (inclusive) and `until` (exclusive) bound `resolved_at`; a filtered page may hold fewer than `limit` items. `format=jsonl`: the page as JSON lines, its next cursor in the `x-next-cursor` header",
+      "The tenant's decisions, newest first: each request with its verdict, who gave it, how it came and how long it took. `since` (inclusive) and `until` (exclusive) bound `resolved_at`; a filtered page may hold fewer than `limit` items. `format=jsonl`: the page as JSON lines, its next cursor in the `x-next-cursor` header. `not_found` in a deployment that keeps no history (`TOLLGATE_HISTORY=off`)",
     needs: ["read"],
     query: requests.HistoryQuery,
     replies: { 200: { description: "Decisions, newest first", schema: "HistoryPage", jsonl: "HistoryEntry" } },
-    errors: ["bad_request", "unauthorized", "forbidden"],
+    errors: ["bad_request", "unauthorized", "forbidden", "not_found"],
   },
   httpCancelSession: {
     summary: "Cancel every pending elicitation of the session, and of its descendants if asked",

@@ -57,14 +57,17 @@ describe("environment", () => {
     // Any function may resolve an elicitation or read the history: each knows the retention, in days.
     expect(v[env.historyRetentionDays]).toBe("90");
     expect(v[env.resolvedRetentionSeconds]).toBeUndefined();
+    // The history is kept unless context turns it off.
+    expect(v[env.history]).toBeUndefined();
   });
 
-  it("grace periods, the history retention and an existing JWT secret come from context", () => {
+  it("grace periods, the history's retention and keeping, and an existing JWT secret come from context", () => {
     const arn = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:tollgate/jwt-AbCdEf";
     const c = synth({
       "tollgate:reconnectGraceSeconds": 600,
       "tollgate:escalationGraceSeconds": "45",
       "tollgate:historyRetentionDays": "400",
+      "tollgate:history": "false",
       "tollgate:jwtSecretArn": arn,
     });
     expect(resourcesOfType(c.json, "AWS::SecretsManager::Secret")).toEqual([]);
@@ -72,6 +75,7 @@ describe("environment", () => {
       const v = c.json.Resources[c.fnId(name)].Properties.Environment.Variables;
       const f = spec(name);
       expect(v[env.historyRetentionDays]).toBe("400");
+      expect(v[env.history]).toBe("off");
       if (f.scheduler || f.trigger.kind === "timer") {
         expect(v[env.reconnectGraceSeconds]).toBe("600");
         expect(v[env.escalationGraceSeconds]).toBe("45");
@@ -108,5 +112,6 @@ describe("environment", () => {
     expect(() => synth({ "tollgate:reconnectGraceSeconds": "soon" })).toThrow(/reconnectGraceSeconds/);
     expect(() => synth({ "tollgate:jwtSecretArn": "my-secret" })).toThrow(/jwtSecretArn/);
     expect(() => synth({ "tollgate:logRetentionDays": 31 })).toThrow(/logRetentionDays/);
+    expect(() => synth({ "tollgate:history": "sometimes" })).toThrow(/tollgate:history/);
   });
 });

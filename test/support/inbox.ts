@@ -3,6 +3,7 @@ import { existsSync } from "node:fs";
 import { randomUUID } from "node:crypto";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, expect } from "vitest";
+import type { RuntimeOptions } from "../../local/runtime.js";
 import { startTollgate, type Harness } from "./tollgate.js";
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -32,8 +33,8 @@ export interface Inbox {
 
 export const sid = (name: string) => `${name}_${randomUUID().slice(0, 8)}`;
 
-export async function startInbox(): Promise<Inbox> {
-  const t = await startTollgate();
+export async function startInbox(options: Partial<RuntimeOptions> = {}): Promise<Inbox> {
+  const t = await startTollgate(options);
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
   const human = await t.token("human", "human-1");
   const runner = await t.token("runner", "runner-1");
@@ -90,10 +91,10 @@ export async function startInbox(): Promise<Inbox> {
  * One inbox for the tests of a `describe`: started before them, stopped after them, and no uncaught
  * page error after any of them. Call inside the `describe`; the getter answers once it started.
  */
-export function useInbox(): () => Inbox {
+export function useInbox(options: Partial<RuntimeOptions> = {}): () => Inbox {
   let inbox: Inbox | undefined;
   beforeAll(async () => {
-    inbox = await startInbox();
+    inbox = await startInbox(options);
   });
   afterAll(() => inbox?.stop());
   afterEach(() => {

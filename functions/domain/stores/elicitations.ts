@@ -20,20 +20,15 @@ export type ResolveClaim = { reply: string } | { bound: string } | undefined;
 
 /** The three forms of the resolving update, one per kind of claim. */
 const RESOLVE = {
-  plain: { set: "SET #s = :resolved, verdict = :verdict, expires_at = :ttl, history_pk = :hpk, history_sk = :hsk", condition: "#s = :pending" },
-  reply: {
-    set: "SET #s = :resolved, verdict = :verdict, expires_at = :ttl, history_pk = :hpk, history_sk = :hsk, connection_id = :c, delivered_to = :c, delivered_at = :now",
-    condition: "#s = :pending",
-  },
-  bound: {
-    set: "SET #s = :resolved, verdict = :verdict, expires_at = :ttl, history_pk = :hpk, history_sk = :hsk, delivered_to = :c, delivered_at = :now",
-    condition: "#s = :pending AND connection_id = :c",
-  },
+  plain: { set: "SET #s = :resolved, verdict = :verdict, expires_at = :ttl", condition: "#s = :pending" },
+  reply: { set: "SET #s = :resolved, verdict = :verdict, expires_at = :ttl, connection_id = :c, delivered_to = :c, delivered_at = :now", condition: "#s = :pending" },
+  bound: { set: "SET #s = :resolved, verdict = :verdict, expires_at = :ttl, delivered_to = :c, delivered_at = :now", condition: "#s = :pending AND connection_id = :c" },
 } as const;
 
-const historyKeys = (tenant: string, resolvedAt: string, elicitationId: string) => {
+/** Its place in the history: the keys of the sparse `history-by-tenant` index, set by the resolving write itself. */
+const placeInHistory = (tenant: string, resolvedAt: string, elicitationId: string) => {
   const { history_pk, history_sk } = keys.history(tenant, resolvedAt, elicitationId);
-  return { ":hpk": history_pk, ":hsk": history_sk };
+  return { set: ", history_pk = :hpk, history_sk = :hsk", values: { ":hpk": history_pk, ":hsk": history_sk } };
 };
 
 const inCreationOrder = (a: ElicitationItem, b: ElicitationItem) => (a.created_at === b.created_at ? (a.elicitation_id < b.elicitation_id ? -1 : 1) : a.created_at < b.created_at ? -1 : 1);
@@ -105,26 +100,23 @@ export function elicitationStore(table: Table) {
       ];
     },
 
-    /** The writes of a resolution: pending -> resolved with its verdict (and claim) and its place in the history, and its mirror rows gone. */
-    resolve(item: ElicitationItem, verdict: Verdict, claim: ResolveClaim, o: { at: string; expiresAt: number }): Write[] {
+    /**
+     * The writes of a resolution: pending -> resolved with its verdict (and claim), and its place in the
+     * history unless the deployment keeps none, and its mirror rows gone.
+     */
+    resolve(item: ElicitationItem, verdict: Verdict, claim: ResolveClaim, o: { at: string; expiresAt: number; history: boolean }): Write[] {
       const form = claim === undefined ? RESOLVE.plain : "reply" in claim ? RESOLVE.reply : RESOLVE.bound;
       const connection = claim === undefined ? {} : { ":c": "reply" in claim ? claim.reply : claim.bound, ":now": o.at };
+      const history = o.history ? placeInHistory(item.tenant, verdict.resolved_at, item.elicitation_id) : { set: "", values: {} };
       return [
         {
           Update: {
             TableName: table.name,
             Key: key(item),
-            UpdateExpression: form.set,
+            UpdateExpression: form.set + history.set,
             ConditionExpression: form.condition,
             ExpressionAttributeNames: { "#s": "status" },
-            ExpressionAttributeValues: {
-              ":resolved": "resolved",
-              ":pending": "pending",
-              ":verdict": verdict,
-              ":ttl": o.expiresAt,
-              ...historyKeys(item.tenant, verdict.resolved_at, item.elicitation_id),
-              ...connection,
-            },
+            ExpressionAttributeValues: { ":resolved": "resolved", ":pending": "pending", ":verdict": verdict, ":ttl": o.expiresAt, ...history.values, ...connection },
           },
         },
         ...[...ownRowKeys(item), ...mirrorKeys(item)].map(({ pk, sk }) => ({ Delete: { TableName: table.name, Key: { pk, sk } } })),
