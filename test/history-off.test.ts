@@ -40,7 +40,11 @@ describe("history off", () => {
     expect((await t.http(human, "POST", "/v1/sessions/off/events", { type: "approval", elicitation_id: "off_bound", action: "accept" })).status).toBe(200);
     expect(await socket.next((f) => f.type === "elicitation.verdict" && f.elicitation_id === "off_bound")).toMatchObject({ action: "accept" });
 
-    for (const [id, action] of [["off_http", "decline"], ["off_cancel", "cancel"], ["off_bound", "accept"]]) {
+    for (const [id, action] of [
+      ["off_http", "decline"],
+      ["off_cancel", "cancel"],
+      ["off_bound", "accept"],
+    ]) {
       const stored = await item(id);
       expect(stored.status.S, id).toBe("resolved");
       expect(stored.expires_at, id).toBeDefined();
