@@ -44,6 +44,8 @@ export interface TollgateConfig {
   rateLimits: { raisesPerMinute: number; verdictsPerMinute: number };
   /** Partitions each tenant's inbox subscribers are spread over (docs/scale.md). */
   subscriberShards: number;
+  /** How the table and its indexes pay for reads and writes (`tollgate:capacity`, docs/deploy.md "Provisioned capacity"). */
+  capacity: CapacityConfig;
   httpThrottle: { rateLimit: number; burstLimit: number };
   wsThrottle: { rateLimit: number; burstLimit: number };
   /** CloudWatch Logs retention of every function and access log group, in days. */
@@ -93,6 +95,17 @@ export interface CognitoConfig {
   tenant: string;
 }
 
+/**
+ * On-demand (the default): billed per request, no capacity to plan. Provisioned: billed per hour for
+ * the capacity auto scaling holds at its target utilisation, between a floor and a ceiling, the table
+ * and each index alike; cheaper per request above about 29% utilisation (docs/cost.md).
+ */
+export type CapacityConfig = { mode: "on-demand" } | { mode: "provisioned"; writeUnits: UnitRange; readUnits: UnitRange; targetUtilizationPercent: number };
+export interface UnitRange {
+  min: number;
+  max: number;
+}
+
 export const contextKeys = {
   deletionProtection: "tollgate:deletionProtection",
   sessionIndexUpgrade: "tollgate:sessionIndexUpgrade",
@@ -110,6 +123,12 @@ export const contextKeys = {
   rateLimitRaisesPerMinute: "tollgate:rateLimitRaisesPerMinute",
   rateLimitVerdictsPerMinute: "tollgate:rateLimitVerdictsPerMinute",
   subscriberShards: "tollgate:subscriberShards",
+  capacity: "tollgate:capacity",
+  capacityMinWriteUnits: "tollgate:capacityMinWriteUnits",
+  capacityMaxWriteUnits: "tollgate:capacityMaxWriteUnits",
+  capacityMinReadUnits: "tollgate:capacityMinReadUnits",
+  capacityMaxReadUnits: "tollgate:capacityMaxReadUnits",
+  capacityTargetUtilization: "tollgate:capacityTargetUtilization",
   httpThrottleRate: "tollgate:httpThrottleRate",
   httpThrottleBurst: "tollgate:httpThrottleBurst",
   wsThrottleRate: "tollgate:wsThrottleRate",
@@ -133,6 +152,13 @@ export const defaults = {
   rateLimitRaisesPerMinute: 600,
   rateLimitVerdictsPerMinute: 600,
   subscriberShards: DEFAULT_SUBSCRIBER_SHARDS,
+  capacity: "on-demand",
+  // What an idle provisioned table and each index pay for, and the burst they take before auto scaling reacts.
+  capacityMinUnits: 5,
+  // A ceiling against a runaway bill, under the account's default quota of 40,000 units a table.
+  capacityMaxUnits: 10_000,
+  // The console's default target; Application Auto Scaling takes 20 to 90 for DynamoDB.
+  capacityTargetUtilization: 70,
   httpThrottleRate: 50,
   httpThrottleBurst: 100,
   wsThrottleRate: 50,
@@ -246,6 +272,30 @@ function cognito(node: Node): CognitoConfig | undefined {
   return { domainPrefix, inboxUrls, tenant };
 }
 
+function unitRange(node: Node, minKey: string, maxKey: string): UnitRange {
+  const min = int(node, minKey, defaults.capacityMinUnits, 1, 40_000);
+  const max = int(node, maxKey, Math.max(min, defaults.capacityMaxUnits), 1, 40_000);
+  if (max < min) throw new Error(`context ${maxKey}: must be at least ${minKey} (${min}), got ${max}`);
+  return { min, max };
+}
+
+function capacity(node: Node): CapacityConfig {
+  const mode = str(node, contextKeys.capacity) ?? defaults.capacity;
+  const unitKeys = [contextKeys.capacityMinWriteUnits, contextKeys.capacityMaxWriteUnits, contextKeys.capacityMinReadUnits, contextKeys.capacityMaxReadUnits, contextKeys.capacityTargetUtilization];
+  if (mode === "on-demand") {
+    const stray = unitKeys.find((key) => str(node, key) !== undefined);
+    if (stray) throw new Error(`context ${stray}: only with ${contextKeys.capacity}=provisioned`);
+    return { mode };
+  }
+  if (mode !== "provisioned") throw new Error(`context ${contextKeys.capacity}: expected on-demand or provisioned, got ${JSON.stringify(mode)}`);
+  return {
+    mode,
+    writeUnits: unitRange(node, contextKeys.capacityMinWriteUnits, contextKeys.capacityMaxWriteUnits),
+    readUnits: unitRange(node, contextKeys.capacityMinReadUnits, contextKeys.capacityMaxReadUnits),
+    targetUtilizationPercent: int(node, contextKeys.capacityTargetUtilization, defaults.capacityTargetUtilization, 20, 90),
+  };
+}
+
 export function readConfig(node: Node): TollgateConfig {
   const apiGatewayCloudWatchRole = bool(node, contextKeys.apiGatewayCloudWatchRole, defaults.apiGatewayCloudWatchRole);
   return {
@@ -263,6 +313,7 @@ export function readConfig(node: Node): TollgateConfig {
       verdictsPerMinute: int(node, contextKeys.rateLimitVerdictsPerMinute, defaults.rateLimitVerdictsPerMinute, 0, 1_000_000),
     },
     subscriberShards: int(node, contextKeys.subscriberShards, defaults.subscriberShards, 1, 100),
+    capacity: capacity(node),
     httpThrottle: {
       rateLimit: int(node, contextKeys.httpThrottleRate, defaults.httpThrottleRate, 1, 10_000),
       burstLimit: int(node, contextKeys.httpThrottleBurst, defaults.httpThrottleBurst, 1, 5_000),

@@ -9,7 +9,7 @@ import * as secretsmanager from "aws-cdk-lib/aws-secretsmanager";
 import * as sqs from "aws-cdk-lib/aws-sqs";
 import type { Construct } from "constructs";
 import { mainTable, sessionIndexStep } from "../functions/shared/tables.js";
-import type { TollgateConfig } from "./config.js";
+import type { CapacityConfig, TollgateConfig } from "./config.js";
 import { StackPart } from "./part.js";
 
 export interface DataProps {
@@ -30,6 +30,35 @@ export function deadLetterQueue(scope: Construct, id: string, reason: string): s
   return queue;
 }
 
+type Provisioned = Extract<CapacityConfig, { mode: "provisioned" }>;
+
+/** The table's billing mode and, when provisioned, the capacity it starts with (auto scaling's floor). */
+function billing(capacity: CapacityConfig): Pick<dynamodb.TableProps, "billingMode" | "readCapacity" | "writeCapacity"> {
+  if (capacity.mode === "on-demand") return { billingMode: dynamodb.BillingMode.PAY_PER_REQUEST };
+  return { billingMode: dynamodb.BillingMode.PROVISIONED, ...startingUnits(capacity) };
+}
+
+function startingUnits(capacity: CapacityConfig): { readCapacity?: number; writeCapacity?: number } {
+  return capacity.mode === "provisioned" ? { readCapacity: capacity.readUnits.min, writeCapacity: capacity.writeUnits.min } : {};
+}
+
+/**
+ * Target tracking on the table and on every index, reads and writes apart: a write the table takes
+ * is throttled when an index it must also write has no capacity left, so each index scales too.
+ * Application Auto Scaling acts through its service-linked role: no role of the stack's own.
+ */
+function autoScale(table: dynamodb.Table, indexNames: string[], capacity: Provisioned) {
+  const target = { targetUtilizationPercent: capacity.targetUtilizationPercent };
+  const reads = { minCapacity: capacity.readUnits.min, maxCapacity: capacity.readUnits.max };
+  const writes = { minCapacity: capacity.writeUnits.min, maxCapacity: capacity.writeUnits.max };
+  table.autoScaleReadCapacity(reads).scaleOnUtilization(target);
+  table.autoScaleWriteCapacity(writes).scaleOnUtilization(target);
+  for (const indexName of indexNames) {
+    table.autoScaleGlobalSecondaryIndexReadCapacity(indexName, reads).scaleOnUtilization(target);
+    table.autoScaleGlobalSecondaryIndexWriteCapacity(indexName, writes).scaleOnUtilization(target);
+  }
+}
+
 export class TollgateData extends StackPart {
   readonly table: dynamodb.Table;
   readonly jwtSecret: secretsmanager.ISecret;
@@ -45,7 +74,7 @@ export class TollgateData extends StackPart {
     this.table = new dynamodb.Table(Stack.of(this), mainTable.id, {
       partitionKey: { name: mainTable.partitionKey, type: dynamodb.AttributeType.STRING },
       sortKey: { name: mainTable.sortKey, type: dynamodb.AttributeType.STRING },
-      billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+      ...billing(cfg.capacity),
       stream: dynamodb.StreamViewType[mainTable.streamView],
       timeToLiveAttribute: mainTable.timeToLive,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
@@ -53,14 +82,22 @@ export class TollgateData extends StackPart {
       deletionProtection: cfg.deletionProtection,
       removalPolicy,
     });
-    for (const ix of sessionIndexStep(cfg.sessionIndexUpgrade).indexes) {
+    const indexes = sessionIndexStep(cfg.sessionIndexUpgrade).indexes;
+    for (const ix of indexes) {
       this.table.addGlobalSecondaryIndex({
         indexName: ix.name,
         partitionKey: { name: ix.partitionKey, type: dynamodb.AttributeType.STRING },
         sortKey: { name: ix.sortKey, type: dynamodb.AttributeType.STRING },
         projectionType: dynamodb.ProjectionType[ix.projection],
+        ...startingUnits(cfg.capacity),
       });
     }
+    if (cfg.capacity.mode === "provisioned")
+      autoScale(
+        this.table,
+        indexes.map((ix) => ix.name),
+        cfg.capacity,
+      );
 
     this.jwtSecret = cfg.jwtSecretArn ? this.existingSecret(cfg.jwtSecretArn) : this.generatedSecret(removalPolicy);
     if (cfg.jwtSecretKeyArn) this.jwtSecretKey = kms.Key.fromKeyArn(this, "JwtSecretKey", cfg.jwtSecretKeyArn);

@@ -65,6 +65,7 @@ describe("cdk-nag AwsSolutionsChecks and the Control Tower cfn-guard rules", () 
         "tollgate:cognito": true,
         "tollgate:cognitoDomainPrefix": "tollgate-example",
         "tollgate:inboxUrls": "https://inbox.example.com/",
+        "tollgate:capacity": "provisioned",
       },
     );
     expect(describeViolations(violations)).toEqual([]);
