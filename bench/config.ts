@@ -3,6 +3,7 @@
  * them with the values used), plus the runtime's own knobs passed through to its process.
  */
 import { join } from "node:path";
+import { defaults } from "../infra/config.js";
 import { root } from "../local/lambda.js";
 
 const int = (name: string, fallback: number) => (process.env[name] ? Number(process.env[name]) : fallback);
@@ -37,6 +38,11 @@ export const config = {
   coldStartFunctions: process.env.BENCH_COLD_START_FUNCTIONS?.split(","),
   /** Minutes a runner's socket stays open while its human decides: the one input of the cost model not measured here. */
   runnerWaitMinutes: int("BENCH_RUNNER_WAIT_MINUTES", 2),
+  /**
+   * The share of a provisioned table's capacity in use, in percent, at which the cost phase also prices
+   * its counted units (auto scaling's target by default): the other input of the cost model not measured here.
+   */
+  provisionedUtilization: int("BENCH_PROVISIONED_UTILIZATION", defaults.capacityTargetUtilization),
   /** Write a V8 CPU profile of the runtime child (node --cpu-prof) into this directory. */
   profileDir: process.env.BENCH_PROFILE_DIR,
   out: process.env.BENCH_OUT ?? join(root, "bench/results/latest.json"),

@@ -137,7 +137,14 @@ function costLines(c: Record<string, any>): string[] {
       .join(", ")}`,
     `sequential AWS calls: verdict ${seq.verdict?.sequential}, park ${seq.park?.sequential}, badge ${seq.badge?.sequential} (plus the stream's hop)`,
     ...(c.leanDeployment ? [leanLine(c.leanDeployment)] : []),
+    ...(c.provisioned ? [provisionedLine(c)] : []),
   ];
+}
+
+function provisionedLine(c: Record<string, any>): string {
+  const p = c.provisioned;
+  const lean = c.leanDeployment?.provisioned ? `, the lean deployment $${c.leanDeployment.provisioned.perMillionUsd}` : "";
+  return `  on a provisioned table at ${Math.round(p.utilization * 100)}% utilisation: $${p.perMillionUsd}${lean} (cheaper than on-demand above ${Math.round(p.breakEvenUtilization * 1000) / 10}%)`;
 }
 
 function leanLine(l: Record<string, any>): string {

@@ -75,10 +75,11 @@ async function cost(dynamoEndpoint: string, work: string) {
   const measured = await costPhase(dynamoEndpoint, join(work, "cost"), config.costElicitations, config.thinkMs, deployments.byDefault);
   const lean = await costPhase(dynamoEndpoint, join(work, "cost-lean"), config.costElicitations, config.thinkMs, deployments.lean);
   const { costModel, deploymentSummary } = await import("./cost/model.js"); // reads the stack's memory sizes (loads aws-cdk-lib)
+  const utilization = config.provisionedUtilization / 100;
   return {
-    ...costModel(measured, config.runnerWaitMinutes),
+    ...costModel(measured, config.runnerWaitMinutes, utilization),
     sequentialCalls: measured.paths,
-    leanDeployment: deploymentSummary(costModel(lean, config.runnerWaitMinutes), deployments.lean),
+    leanDeployment: deploymentSummary(costModel(lean, config.runnerWaitMinutes, utilization), deployments.lean),
   };
 }
 

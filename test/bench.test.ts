@@ -145,6 +145,24 @@ it("measures a deployment without per-token rate limits, with one subscriber sha
   expect(lean.perMillionUsd).toBeLessThan(cost.perMillionUsd);
 });
 
+it("prices the same counted units on a provisioned table at auto scaling's target utilisation", () => {
+  const { cost } = report;
+  const { prices } = cost;
+  for (const deployment of [cost, cost.leanDeployment]) {
+    const p = deployment.provisioned;
+    expect(p.utilization).toBe(0.7);
+    // Each unit-hour serves 3,600 units, 70% of them used: recomputed from the counts and the published prices.
+    expect(p.dynamodbWritesUsd).toBeCloseTo((deployment.wruPerElicitation * prices.provisionedWriteUnitHour * 1e6) / 3600 / 0.7, 1);
+    expect(p.dynamodbReadsUsd).toBeCloseTo((deployment.rruPerElicitation * prices.provisionedReadUnitHour * 1e6) / 3600 / 0.7, 1);
+    // Only the DynamoDB lines change: the rest of the bill is the on-demand one.
+    const { dynamodbWrites, dynamodbReads } = deployment.breakdownUsd;
+    expect(p.perMillionUsd).toBeCloseTo(deployment.perMillionUsd - dynamodbWrites - dynamodbReads + p.dynamodbWritesUsd + p.dynamodbReadsUsd, 1);
+    expect(p.perMillionUsd).toBeLessThan(deployment.perMillionUsd);
+    // At the break-even utilisation the provisioned DynamoDB lines cost what on-demand's do.
+    expect(((p.dynamodbWritesUsd + p.dynamodbReadsUsd) * p.utilization) / p.breakEvenUtilization).toBeCloseTo(dynamodbWrites + dynamodbReads, 0);
+  }
+});
+
 it("counts the sequential AWS calls of the verdict, the park and the badge", () => {
   for (const path of ["verdict", "park", "badge"]) {
     const p = report.cost.sequentialCalls[path];

@@ -21,7 +21,29 @@ export const prices = {
   websocketConnectionMinutes: 0.25, // per million
   httpRequests: 1.0, // per million (HTTP APIs, first 300 M)
   schedulerInvocations: 1.0, // per million; creating and deleting schedules is not billed
+  // A table in provisioned capacity mode (tollgate:capacity=provisioned), standard table class: per unit and hour.
+  provisionedWriteUnitHour: 0.00065,
+  provisionedReadUnitHour: 0.00013,
 };
+
+/**
+ * The same counted units on a provisioned table whose auto scaling holds what is used at `utilization`
+ * of what is paid for: a unit-hour serves 3,600 units a second's worth, of which that share is used.
+ * Every other line stays as on-demand prices it. Below `breakEvenUtilization`, on-demand costs less.
+ */
+function provisioned(perMillion: Record<string, number>, wru: number, rru: number, utilization: number) {
+  const perMillionUnits = (unitHour: number) => (unitHour * 1e6) / 3600;
+  const writes = (wru * perMillionUnits(prices.provisionedWriteUnitHour)) / utilization;
+  const reads = (rru * perMillionUnits(prices.provisionedReadUnitHour)) / utilization;
+  const others = Object.entries(perMillion).reduce((a, [k, v]) => (k === "dynamodbWrites" || k === "dynamodbReads" ? a : a + v), 0);
+  return {
+    utilization,
+    perMillionUsd: hundredths(others + writes + reads),
+    dynamodbWritesUsd: hundredths(writes),
+    dynamodbReadsUsd: hundredths(reads),
+    breakEvenUtilization: Number((((writes + reads) * utilization) / (perMillion.dynamodbWrites + perMillion.dynamodbReads)).toPrecision(3)),
+  };
+}
 
 const total = (u: { table_units: number; index_units: Record<string, number> }) => u.table_units + Object.values(u.index_units).reduce((a, b) => a + b, 0);
 
@@ -83,7 +105,7 @@ function lambdaOf(m: CostMeasurement) {
   };
 }
 
-export function costModel(m: CostMeasurement, runnerWaitMinutes: number) {
+export function costModel(m: CostMeasurement, runnerWaitMinutes: number, provisionedUtilization: number) {
   const n = m.elicitations;
   const writes = m.dynamodb.filter((c) => !c.read);
   const reads = m.dynamodb.filter((c) => c.read);
@@ -121,6 +143,7 @@ export function costModel(m: CostMeasurement, runnerWaitMinutes: number) {
     lambdaInvocationsPerElicitation: lambda.invocationsPerElicitation,
     lambdaGbSecondsPerElicitation: Number(lambda.gbSecondsPerElicitation.toPrecision(3)),
     breakdownUsd: Object.fromEntries(Object.entries(perMillion).map(([k, v]) => [k, hundredths(v)])),
+    provisioned: provisioned(perMillion, wru, rru, provisionedUtilization),
     dynamodb: {
       ruleCheck,
       callsPerElicitation: hundredths(m.dynamodb.length / n),
@@ -143,7 +166,7 @@ export function costModel(m: CostMeasurement, runnerWaitMinutes: number) {
 
 /** The headline counts of a run under other settings, beside the settings. */
 export function deploymentSummary(model: ReturnType<typeof costModel>, deployment: CostDeployment) {
-  const { perMillionUsd, wruPerElicitation, rruPerElicitation, wsMessagesPerElicitation, lambdaInvocationsPerElicitation, breakdownUsd, elicitations, errors } = model;
+  const { perMillionUsd, wruPerElicitation, rruPerElicitation, wsMessagesPerElicitation, lambdaInvocationsPerElicitation, breakdownUsd, provisioned, elicitations, errors } = model;
   const { rateLimits, subscriberShards, history } = deployment;
   return {
     settings: { rateLimits, subscriberShards, history: history ?? "on" },
@@ -153,6 +176,7 @@ export function deploymentSummary(model: ReturnType<typeof costModel>, deploymen
     wsMessagesPerElicitation,
     lambdaInvocationsPerElicitation,
     breakdownUsd,
+    provisioned,
     elicitations,
     errors,
   };
