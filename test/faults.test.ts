@@ -1,6 +1,6 @@
 /**
  * When DynamoDB misbehaves as the real service can (a proxy in front of DynamoDB Local): failures
- * past the AWS SDK's retries, and transactions cancelled by a concurrent one. The runtime is one
+ * past the AWS SDK's retries, and transactions cancelled by a concurrent one or by throttling. The runtime is one
  * per process (its handlers read their endpoints once), hence a file of its own.
  */
 import { afterAll, beforeAll, expect, inject, it } from "vitest";
@@ -49,4 +49,40 @@ it("a raise and a verdict cancelled by concurrent transactions are tried again: 
   expect(dynamo.refused()).toBe(before + 5);
   await expect(wait).resolves.toMatchObject({ action: "accept", reason: "answered" });
   expect((await t.http(human, "GET", "/v1/sessions/conflicted")).body).toMatchObject({ pending_elicitations_count: 0 });
+});
+
+it("a raise and a verdict throttled by the table's capacity are tried again: 201, 200, one verdict at the runner", async () => {
+  const runner = await t.runner({ sessions: [{ session_id: "throttled" }] });
+  const before = dynamo.refused();
+  dynamo.throttleTransactions(2);
+  const wait = runner.elicit({ sessionId: "throttled", elicitationId: "throttled_el", params: { message: "throttled?" } });
+  const human = await t.token("human");
+  await expect.poll(async () => (await t.http(human, "GET", "/v1/elicitations/throttled_el")).body.status).toBe("pending");
+  expect(dynamo.refused()).toBe(before + 2);
+  dynamo.throttleTransactions(3);
+  const verdict = await t.http(human, "POST", "/v1/sessions/throttled/events", { type: "approval", elicitation_id: "throttled_el", action: "accept" });
+  expect(verdict).toMatchObject({ status: 200, body: { status: "resolved", action: "accept" } });
+  expect(dynamo.refused()).toBe(before + 5);
+  await expect(wait).resolves.toMatchObject({ action: "accept", reason: "answered" });
+  expect((await t.http(human, "GET", "/v1/sessions/throttled")).body).toMatchObject({ pending_elicitations_count: 0 });
+});
+
+it("a verdict throttled past its tries is internal_error and changes nothing; sent again, it lands", async () => {
+  const runner = await t.runner({ sessions: [{ session_id: "starved" }] });
+  const wait = runner.elicit({ sessionId: "starved", elicitationId: "starved_el", params: { message: "starved?" } });
+  const human = await t.token("human");
+  await expect.poll(async () => (await t.http(human, "GET", "/v1/elicitations/starved_el")).body.status).toBe("pending");
+  const before = dynamo.refused();
+  dynamo.throttleTransactions(1_000);
+  const refused = await t.http(human, "POST", "/v1/sessions/starved/events", { type: "approval", elicitation_id: "starved_el", action: "accept" });
+  dynamo.throttleTransactions(0);
+  expect(refused).toMatchObject({ status: 500, body: { error: { code: "internal_error", message: "internal error" } } });
+  // Tried a bounded number of times, then given up.
+  expect(dynamo.refused() - before).toBeGreaterThan(1);
+  expect(dynamo.refused() - before).toBeLessThan(10);
+  expect((await t.http(human, "GET", "/v1/elicitations/starved_el")).body).toMatchObject({ status: "pending" });
+  expect((await t.http(human, "GET", "/v1/sessions/starved")).body).toMatchObject({ pending_elicitations_count: 1 });
+  const again = await t.http(human, "POST", "/v1/sessions/starved/events", { type: "approval", elicitation_id: "starved_el", action: "accept" });
+  expect(again).toMatchObject({ status: 200, body: { status: "resolved", action: "accept" } });
+  await expect(wait).resolves.toMatchObject({ action: "accept", reason: "answered" });
 });

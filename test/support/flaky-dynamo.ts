@@ -2,7 +2,8 @@
  * A pass-through HTTP proxy in front of DynamoDB Local that can be told to misbehave the way the
  * real service does: answer every request with `InternalServerError` for a while (a bad minute,
  * so a handler fails past the AWS SDK's retries), or cancel the next transactions with
- * `TransactionConflict` (another transaction held one of their items; DynamoDB Local never does).
+ * `TransactionConflict` (another transaction held one of their items) or `ThrottlingError` (the
+ * table or an index had no capacity left): DynamoDB Local does neither.
  */
 import { createServer, request, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -20,10 +21,16 @@ async function bodyOf(req: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
+/** The messages DynamoDB gives with each cancellation reason. */
+const messages: Record<string, string> = {
+  TransactionConflict: "Transaction is ongoing for the item",
+  ThrottlingError: "Throughput exceeds the current capacity of your table or index. DynamoDB is automatically scaling your table or index so please try again shortly.",
+};
+
 export async function flakyDynamo(target: string) {
   const upstream = new URL(target);
   let failing = false;
-  let conflicts = 0;
+  let cancelling = { n: 0, code: "TransactionConflict" };
   let refused = 0;
   const server = createServer(async (req, res) => {
     const body = await bodyOf(req);
@@ -31,11 +38,11 @@ export async function flakyDynamo(target: string) {
       refused++;
       return answer(res, 500, { __type: "com.amazonaws.dynamodb.v20120810#InternalServerError", message: "Internal server error" });
     }
-    if (conflicts > 0 && req.headers["x-amz-target"] === "DynamoDB_20120810.TransactWriteItems") {
-      conflicts--;
+    if (cancelling.n > 0 && req.headers["x-amz-target"] === "DynamoDB_20120810.TransactWriteItems") {
+      cancelling.n--;
       refused++;
       const items: unknown[] = JSON.parse(body.toString()).TransactItems;
-      const reasons = items.map((_, i) => (i === items.length - 1 ? { Code: "TransactionConflict", Message: "Transaction is ongoing for the item" } : { Code: "None" }));
+      const reasons = items.map((_, i) => (i === items.length - 1 ? { Code: cancelling.code, Message: messages[cancelling.code] } : { Code: "None" }));
       return answer(res, 400, {
         __type: "com.amazonaws.dynamodb.v20120810#TransactionCanceledException",
         Message: `Transaction cancelled, please refer cancellation reasons for specific reasons [${reasons.map((r) => r.Code).join(", ")}]`,
@@ -56,7 +63,9 @@ export async function flakyDynamo(target: string) {
     fail: () => void (failing = true),
     heal: () => void (failing = false),
     /** Cancel the next `n` TransactWriteItems with a TransactionConflict. */
-    conflictTransactions: (n: number) => void (conflicts = n),
+    conflictTransactions: (n: number) => void (cancelling = { n, code: "TransactionConflict" }),
+    /** Cancel the next `n` TransactWriteItems with a ThrottlingError on their last item. */
+    throttleTransactions: (n: number) => void (cancelling = { n, code: "ThrottlingError" }),
     /** Requests answered with a fault so far. */
     refused: () => refused,
     close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),

@@ -37,8 +37,15 @@ const lostCondition = (error: unknown) => (error as { name?: string })?.name ===
 /** Keys one BatchGetItem may name. */
 const BATCH_GET_MAX = 100;
 
-/** Tries of a transaction that another one touching the same item cancelled (the AWS SDK does not retry those). */
+/** Tries of a transaction cancelled for a reason that passes (the AWS SDK does not retry those). */
 const TRANSACTION_TRIES = 5;
+
+/**
+ * Reasons a transaction was cancelled that pass, so another try may go through: a concurrent transaction held
+ * one of its items, or the table or an index had no capacity left for it (a provisioned table at
+ * its ceiling, or one partition's limit).
+ */
+const passingReasons = new Set(["TransactionConflict", "ThrottlingError"]);
 
 /** The outcome of a conditional write: what it returns, or undefined when its condition did not hold. */
 async function unlessLost<T>(write: Promise<T>): Promise<T | undefined> {
@@ -143,8 +150,9 @@ export function createTable(client: DynamoDBDocumentClient, name: string) {
     },
     /**
      * One TransactWriteItems: undefined when it went through, else the writes whose condition did not
-     * hold. Tried again after a short random pause when a concurrent transaction conflicted with it (a
-     * session's count is one item that every raise and verdict of the session writes).
+     * hold. Tried again after a growing random pause when it was cancelled for a reason that passes: a
+     * concurrent transaction (a session's count is one item that every raise and verdict of the session
+     * writes), or throttling.
      */
     async transact(writes: Write[]): Promise<LostConditions | undefined> {
       for (let attempt = 1; ; attempt++) {
@@ -154,8 +162,7 @@ export function createTable(client: DynamoDBDocumentClient, name: string) {
         } catch (error) {
           const codes = cancellationCodes(error);
           if (codes.includes("ConditionalCheckFailed")) return new Set(codes.flatMap((code, i) => (code === "ConditionalCheckFailed" ? [i] : [])));
-          // A concurrent transaction on one of its items cancelled this one: trying again may succeed.
-          if (!codes.includes("TransactionConflict") || attempt >= TRANSACTION_TRIES) throw error;
+          if (!codes.some((code) => code !== undefined && passingReasons.has(code)) || attempt >= TRANSACTION_TRIES) throw error;
           await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * 2 ** attempt));
         }
       }
