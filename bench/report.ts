@@ -3,7 +3,7 @@
  * machine), the CDF picture next to it, and the table on stdout.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
-import { dirname, join, relative } from "node:path";
+import { basename, dirname, isAbsolute, join, relative } from "node:path";
 import { root } from "../local/lambda.js";
 import type { Config } from "./config.js";
 import { ratio, type Summary } from "./stats.js";
@@ -26,6 +26,12 @@ export function ratiosOf(results: Record<string, unknown>) {
   return ratios;
 }
 
+/** A path as the JSON records it: relative to the repository, or a file's name alone when it lies outside. */
+function recorded(path: string): string {
+  const inside = relative(root, path);
+  return inside.startsWith("..") || isAbsolute(inside) ? `${basename(path)} (outside the repository)` : inside;
+}
+
 /** The knobs as the JSON records them: paths relative to the repository. */
 export function knobsOf(config: Config) {
   return {
@@ -33,9 +39,9 @@ export function knobsOf(config: Config) {
     streamPollMs: Number(config.runtimeEnv.TOLLGATE_STREAM_POLL_MS ?? 50),
     streamBatchSize: Number(config.runtimeEnv.TOLLGATE_STREAM_BATCH_SIZE ?? 100),
     ...config,
-    profileDir: config.profileDir ? relative(root, config.profileDir) : undefined,
-    out: relative(root, config.out),
-    previous: relative(root, config.previous),
+    profileDir: config.profileDir ? recorded(config.profileDir) : undefined,
+    out: recorded(config.out),
+    previous: recorded(config.previous),
   };
 }
 
