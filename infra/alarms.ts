@@ -1,19 +1,21 @@
 /**
  * Alarms, all to one KMS-encrypted SNS topic: the failure queue's first message, every function's
- * errors and throttles, the stream's iterator age, HTTP 5xx answers, and Scheduler's target
- * errors, dropped invocations and dead letters. The topic's policy (which replaces SNS's default
+ * errors and throttles, the stream's iterator age, HTTP 5xx answers, requests the table throttled,
+ * and Scheduler's target errors, dropped invocations and dead letters. The topic's policy (which replaces SNS's default
  * once it exists) and the key's policy let CloudWatch publish for these alarms only.
  */
 import { ArnFormat, Duration, type RemovalPolicy, Stack } from "aws-cdk-lib";
 import type * as apigwv2 from "aws-cdk-lib/aws-apigatewayv2";
 import * as cloudwatch from "aws-cdk-lib/aws-cloudwatch";
 import * as cwActions from "aws-cdk-lib/aws-cloudwatch-actions";
+import type * as dynamodb from "aws-cdk-lib/aws-dynamodb";
 import * as iam from "aws-cdk-lib/aws-iam";
 import * as kms from "aws-cdk-lib/aws-kms";
 import * as sns from "aws-cdk-lib/aws-sns";
 import * as subscriptions from "aws-cdk-lib/aws-sns-subscriptions";
 import type * as sqs from "aws-cdk-lib/aws-sqs";
 import { Construct } from "constructs";
+import { functions as catalog } from "../functions/catalog.js";
 import type { TollgateFunctions } from "./functions.js";
 import { StackPart } from "./part.js";
 import type { TollgateSchedules } from "./schedules.js";
@@ -21,6 +23,7 @@ import type { TollgateSchedules } from "./schedules.js";
 export interface AlarmsProps {
   functions: TollgateFunctions;
   failureQueue: sqs.IQueue;
+  table: dynamodb.ITable;
   schedules: TollgateSchedules;
   httpApi: apigwv2.IHttpApi;
   alarmEmail?: string;
@@ -28,6 +31,28 @@ export interface AlarmsProps {
 }
 
 const fiveMinutes = Duration.minutes(5);
+
+/**
+ * The data operations the functions call on the table, as CloudWatch names them: the catalog's actions,
+ * and the transactions that write several of them at once (the stream is read apart).
+ */
+const tableOperations = [...new Set([...Object.values(catalog).flatMap((f) => f.table), "TransactWriteItems"])];
+
+/**
+ * Requests the table throttled, summed over the operations. `SUM(METRICS())` skips an operation that
+ * reported nothing, where `a + b + ...` would be missing whenever one of them is (most are, most of the time).
+ */
+function throttledRequests(table: dynamodb.ITable): cloudwatch.IMetric {
+  const perOperation = tableOperations.map((operation) =>
+    table.metric("ThrottledRequests", { dimensionsMap: { TableName: table.tableName, Operation: operation }, period: fiveMinutes, statistic: "Sum" }),
+  );
+  return new cloudwatch.MathExpression({
+    expression: "SUM(METRICS())",
+    usingMetrics: Object.fromEntries(perOperation.map((metric, i) => [`m${i}`, metric])),
+    label: "requests the table throttled, all operations",
+    period: fiveMinutes,
+  });
+}
 const atLeastOne = {
   threshold: 1,
   evaluationPeriods: 1,
@@ -86,6 +111,12 @@ export class TollgateAlarms extends StackPart {
       ...atLeastOne,
     });
     this.functionAlarms(props.functions);
+    this.alarm(this, "TableThrottlesAlarm", {
+      alarmDescription:
+        "Tollgate table: requests throttled (a provisioned table or index at its capacity, or a hot partition); each was tried again, and a call that ran out of tries answered internal_error",
+      metric: throttledRequests(props.table),
+      ...atLeastOne,
+    });
     this.schedulerAlarms(props.schedules);
     this.alarm(this, "HttpServerErrorsAlarm", {
       alarmDescription: "Tollgate HTTP API: 5xx answers",

@@ -95,6 +95,7 @@ export class TollgateStack extends Stack {
     this.alarms = new TollgateAlarms(this, "Alarms", {
       functions: this.lambdas,
       failureQueue: this.data.failureQueue,
+      table: this.data.table,
       schedules: this.schedules,
       httpApi: this.http.api,
       alarmEmail: cfg.alarmEmail,

@@ -335,6 +335,27 @@ describe("alarms and outputs", () => {
     expect(alarms.filter((a) => a.Namespace === "AWS/SQS" && a.MetricName === "ApproximateNumberOfMessagesVisible" && refsIn(a.Dimensions).has(queueId))).toHaveLength(1);
   });
 
+  it("alarms on requests the table throttled, summed over every operation the functions call", () => {
+    const tableId = logicalId(s.stack, s.stack.table.node.defaultChild);
+    const [, alarm] = only(
+      resourcesOfType(s.json, "AWS::CloudWatch::Alarm").filter(([, a]) => a.Properties.Metrics?.some((m: any) => m.MetricStat?.Metric?.MetricName === "ThrottledRequests")),
+      "one throttled-requests alarm",
+    );
+    const p = alarm.Properties;
+    expect([p.Threshold, p.ComparisonOperator, p.TreatMissingData]).toEqual([1, "GreaterThanOrEqualToThreshold", "notBreaching"]);
+    const [expression, ...metrics] = p.Metrics;
+    // A sum that skips an operation with no data (plain `a + b` would be missing whenever one is).
+    expect(expression).toMatchObject({ Expression: "SUM(METRICS())", ReturnData: true });
+    const operations = metrics.map((m: any) => {
+      const dims = Object.fromEntries(m.MetricStat.Metric.Dimensions.map((d: any) => [d.Name, d.Value]));
+      expect(dims.TableName).toEqual({ Ref: tableId });
+      expect([m.MetricStat.Metric.Namespace, m.MetricStat.Stat, m.ReturnData]).toEqual(["AWS/DynamoDB", "Sum", false]);
+      return dims.Operation;
+    });
+    const called = new Set(functionNames.flatMap((name) => spec(name).table));
+    expect(operations.sort()).toEqual([...called, "TransactWriteItems"].sort());
+  });
+
   it("outputs the HTTP URL, the WebSocket URL and the table name", () => {
     const outputs = s.json.Outputs ?? {};
     expect(Object.keys(outputs)).toEqual(expect.arrayContaining(["HttpUrl", "WebSocketUrl", "TableName"]));
