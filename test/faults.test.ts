@@ -1,7 +1,8 @@
 /**
  * When DynamoDB misbehaves as the real service can (a proxy in front of DynamoDB Local): failures
- * past the AWS SDK's retries, and transactions cancelled by a concurrent one or by throttling. The runtime is one
- * per process (its handlers read their endpoints once), hence a file of its own.
+ * past the AWS SDK's retries, transactions cancelled by a concurrent one or by throttling, and batch
+ * reads left unprocessed. The runtime is one per process (its handlers read their endpoints once),
+ * hence a file of its own.
  */
 import { afterAll, beforeAll, expect, inject, it } from "vitest";
 import { flakyDynamo } from "./support/flaky-dynamo.js";
@@ -85,4 +86,26 @@ it("a verdict throttled past its tries is internal_error and changes nothing; se
   const again = await t.http(human, "POST", "/v1/sessions/starved/events", { type: "approval", elicitation_id: "starved_el", action: "accept" });
   expect(again).toMatchObject({ status: 200, body: { status: "resolved", action: "accept" } });
   await expect(wait).resolves.toMatchObject({ action: "accept", reason: "answered" });
+});
+
+it("a batch read left unprocessed is asked again until it is read; left so for good, the call is internal_error", async () => {
+  const runner = await t.runner({ sessions: [{ session_id: "unprocessed" }] });
+  const wait = runner.elicit({ sessionId: "unprocessed", elicitationId: "unprocessed_el", params: { message: "unprocessed?" } });
+  const human = await t.token("human");
+  await expect.poll(async () => (await t.http(human, "GET", "/v1/elicitations/unprocessed_el")).body.status).toBe("pending");
+  const before = dynamo.refused();
+  dynamo.leaveBatchGetsUnprocessed(2);
+  const snapshot = await t.http(human, "GET", "/v1/sessions/unprocessed");
+  expect(snapshot).toMatchObject({ status: 200, body: { pending_elicitations_count: 1, pending_elicitations: [{ elicitation_id: "unprocessed_el" }] } });
+  expect(dynamo.refused()).toBe(before + 2);
+  dynamo.leaveBatchGetsUnprocessed(1_000);
+  const starved = await t.http(human, "GET", "/v1/sessions/unprocessed");
+  dynamo.leaveBatchGetsUnprocessed(0);
+  expect(starved).toMatchObject({ status: 500, body: { error: { code: "internal_error", message: "internal error" } } });
+  // Asked a bounded number of times, then given up.
+  expect(dynamo.refused() - before - 2).toBeGreaterThan(1);
+  expect(dynamo.refused() - before - 2).toBeLessThan(10);
+  expect((await t.http(human, "GET", "/v1/sessions/unprocessed")).body).toMatchObject({ pending_elicitations: [{ elicitation_id: "unprocessed_el" }] });
+  await t.http(human, "POST", "/v1/sessions/unprocessed/events", { type: "approval", elicitation_id: "unprocessed_el", action: "decline" });
+  await expect(wait).resolves.toMatchObject({ action: "decline" });
 });

@@ -3,7 +3,8 @@
  * real service does: answer every request with `InternalServerError` for a while (a bad minute,
  * so a handler fails past the AWS SDK's retries), or cancel the next transactions with
  * `TransactionConflict` (another transaction held one of their items) or `ThrottlingError` (the
- * table or an index had no capacity left): DynamoDB Local does neither.
+ * table or an index had no capacity left), or leave the keys of the next BatchGetItems unprocessed (as
+ * DynamoDB does when it throttles a batch): DynamoDB Local does none of these.
  */
 import { createServer, request, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -31,12 +32,19 @@ export async function flakyDynamo(target: string) {
   const upstream = new URL(target);
   let failing = false;
   let cancelling = { n: 0, code: "TransactionConflict" };
+  let unprocessed = 0;
   let refused = 0;
   const server = createServer(async (req, res) => {
     const body = await bodyOf(req);
     if (failing) {
       refused++;
       return answer(res, 500, { __type: "com.amazonaws.dynamodb.v20120810#InternalServerError", message: "Internal server error" });
+    }
+    if (unprocessed > 0 && req.headers["x-amz-target"] === "DynamoDB_20120810.BatchGetItem") {
+      unprocessed--;
+      refused++;
+      const requestItems: Record<string, unknown> = JSON.parse(body.toString()).RequestItems;
+      return answer(res, 200, { Responses: Object.fromEntries(Object.keys(requestItems).map((table) => [table, []])), UnprocessedKeys: requestItems });
     }
     if (cancelling.n > 0 && req.headers["x-amz-target"] === "DynamoDB_20120810.TransactWriteItems") {
       cancelling.n--;
@@ -66,6 +74,8 @@ export async function flakyDynamo(target: string) {
     conflictTransactions: (n: number) => void (cancelling = { n, code: "TransactionConflict" }),
     /** Cancel the next `n` TransactWriteItems with a ThrottlingError on their last item. */
     throttleTransactions: (n: number) => void (cancelling = { n, code: "ThrottlingError" }),
+    /** Answer the next `n` BatchGetItems with every key unprocessed and nothing read. */
+    leaveBatchGetsUnprocessed: (n: number) => void (unprocessed = n),
     /** Requests answered with a fault so far. */
     refused: () => refused,
     close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),

@@ -37,6 +37,9 @@ const lostCondition = (error: unknown) => (error as { name?: string })?.name ===
 /** Keys one BatchGetItem may name. */
 const BATCH_GET_MAX = 100;
 
+/** Calls of a BatchGetItem that DynamoDB left partly unprocessed (it does when it throttles), after which the read fails. */
+const BATCH_GET_TRIES = 6;
+
 /** Tries of a transaction cancelled for a reason that passes (the AWS SDK does not retry those). */
 const TRANSACTION_TRIES = 5;
 
@@ -46,6 +49,9 @@ const TRANSACTION_TRIES = 5;
  * its ceiling, or one partition's limit).
  */
 const passingReasons = new Set(["TransactionConflict", "ThrottlingError"]);
+
+/** The pause before another try: random, and growing with each (about 40, 80, 160 ms and on at most). */
+const pauseBefore = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * 2 ** attempt));
 
 /** The outcome of a conditional write: what it returns, or undefined when its condition did not hold. */
 async function unlessLost<T>(write: Promise<T>): Promise<T | undefined> {
@@ -133,13 +139,18 @@ export function createTable(client: DynamoDBDocumentClient, name: string) {
       if (merged.length > limit) return { items: merged.slice(0, limit), last: merged[limit - 1][sortKey] as string };
       return { items: merged, last: end };
     },
-    /** The items of these keys, read consistently, 100 to a call (BatchGetItem's most), asking again for what DynamoDB left unprocessed. */
+    /**
+     * The items of these keys, read consistently, 100 to a call (BatchGetItem's most), asking again after
+     * a growing pause for what DynamoDB left unprocessed, as AWS advises.
+     */
     async batchGet<T>(keys: Key[]): Promise<T[]> {
       const chunks = Array.from({ length: Math.ceil(keys.length / BATCH_GET_MAX) }, (_, i) => keys.slice(i * BATCH_GET_MAX, (i + 1) * BATCH_GET_MAX));
       const read = async (chunk: Key[]) => {
         const found: T[] = [];
         let requested: Record<string, unknown>[] = chunk;
-        while (requested.length > 0) {
+        for (let attempt = 1; requested.length > 0; attempt++) {
+          if (attempt > BATCH_GET_TRIES) throw new Error(`BatchGetItem left ${requested.length} keys unprocessed ${BATCH_GET_TRIES} times`);
+          if (attempt > 1) await pauseBefore(attempt - 1);
           const out = await client.send(new BatchGetCommand({ RequestItems: { [name]: { Keys: requested, ConsistentRead: true } } }));
           found.push(...((out.Responses?.[name] ?? []) as T[]));
           requested = (out.UnprocessedKeys?.[name]?.Keys ?? []) as Record<string, unknown>[];
@@ -163,7 +174,7 @@ export function createTable(client: DynamoDBDocumentClient, name: string) {
           const codes = cancellationCodes(error);
           if (codes.includes("ConditionalCheckFailed")) return new Set(codes.flatMap((code, i) => (code === "ConditionalCheckFailed" ? [i] : [])));
           if (!codes.some((code) => code !== undefined && passingReasons.has(code)) || attempt >= TRANSACTION_TRIES) throw error;
-          await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * 2 ** attempt));
+          await pauseBefore(attempt);
         }
       }
     },
