@@ -36,37 +36,28 @@ it("an aborted wait whose cancel is refused by a server failure sends it again u
   expect(await stateOf()).toMatchObject({ status: "resolved", verdict: { action: "cancel", reason: "cancelled" } });
 });
 
-it("a raise and a verdict cancelled by concurrent transactions are tried again: 201, 200, one verdict at the runner", async () => {
-  const runner = await t.runner({ sessions: [{ session_id: "conflicted" }] });
-  const before = dynamo.refused();
-  dynamo.conflictTransactions(2);
-  const wait = runner.elicit({ sessionId: "conflicted", elicitationId: "conflicted_el", params: { message: "conflicted?" } });
-  const human = await t.token("human");
-  await expect.poll(async () => (await t.http(human, "GET", "/v1/elicitations/conflicted_el")).body.status).toBe("pending");
-  expect(dynamo.refused()).toBe(before + 2);
-  dynamo.conflictTransactions(3);
-  const verdict = await t.http(human, "POST", "/v1/sessions/conflicted/events", { type: "approval", elicitation_id: "conflicted_el", action: "accept" });
-  expect(verdict).toMatchObject({ status: 200, body: { status: "resolved", action: "accept" } });
-  expect(dynamo.refused()).toBe(before + 5);
-  await expect(wait).resolves.toMatchObject({ action: "accept", reason: "answered" });
-  expect((await t.http(human, "GET", "/v1/sessions/conflicted")).body).toMatchObject({ pending_elicitations_count: 0 });
-});
+const cancellations = [
+  { why: "concurrent transactions", session: "conflicted", cancel: (n: number) => dynamo.conflictTransactions(n) },
+  { why: "throttling (the table or an index at its capacity)", session: "throttled", cancel: (n: number) => dynamo.throttleTransactions(n) },
+];
 
-it("a raise and a verdict throttled by the table's capacity are tried again: 201, 200, one verdict at the runner", async () => {
-  const runner = await t.runner({ sessions: [{ session_id: "throttled" }] });
-  const before = dynamo.refused();
-  dynamo.throttleTransactions(2);
-  const wait = runner.elicit({ sessionId: "throttled", elicitationId: "throttled_el", params: { message: "throttled?" } });
-  const human = await t.token("human");
-  await expect.poll(async () => (await t.http(human, "GET", "/v1/elicitations/throttled_el")).body.status).toBe("pending");
-  expect(dynamo.refused()).toBe(before + 2);
-  dynamo.throttleTransactions(3);
-  const verdict = await t.http(human, "POST", "/v1/sessions/throttled/events", { type: "approval", elicitation_id: "throttled_el", action: "accept" });
-  expect(verdict).toMatchObject({ status: 200, body: { status: "resolved", action: "accept" } });
-  expect(dynamo.refused()).toBe(before + 5);
-  await expect(wait).resolves.toMatchObject({ action: "accept", reason: "answered" });
-  expect((await t.http(human, "GET", "/v1/sessions/throttled")).body).toMatchObject({ pending_elicitations_count: 0 });
-});
+for (const { why, session, cancel } of cancellations) {
+  it(`a raise and a verdict cancelled by ${why} are tried again: 201, 200, one verdict at the runner`, async () => {
+    const runner = await t.runner({ sessions: [{ session_id: session }] });
+    const before = dynamo.refused();
+    cancel(2);
+    const wait = runner.elicit({ sessionId: session, elicitationId: `${session}_el`, params: { message: `${session}?` } });
+    const human = await t.token("human");
+    await expect.poll(async () => (await t.http(human, "GET", `/v1/elicitations/${session}_el`)).body.status).toBe("pending");
+    expect(dynamo.refused()).toBe(before + 2);
+    cancel(3);
+    const verdict = await t.http(human, "POST", `/v1/sessions/${session}/events`, { type: "approval", elicitation_id: `${session}_el`, action: "accept" });
+    expect(verdict).toMatchObject({ status: 200, body: { status: "resolved", action: "accept" } });
+    expect(dynamo.refused()).toBe(before + 5);
+    await expect(wait).resolves.toMatchObject({ action: "accept", reason: "answered" });
+    expect((await t.http(human, "GET", `/v1/sessions/${session}`)).body).toMatchObject({ pending_elicitations_count: 0 });
+  });
+}
 
 it("a verdict throttled past its tries is internal_error and changes nothing; sent again, it lands", async () => {
   const runner = await t.runner({ sessions: [{ session_id: "starved" }] });
