@@ -27,8 +27,8 @@ export const prices = {
 };
 
 /**
- * The same counted units on a provisioned table whose auto scaling holds what is used at `utilization`
- * of what is paid for: a unit-hour serves 3,600 units a second's worth, of which that share is used.
+ * The same counted units on a provisioned table whose auto scaling keeps `utilization` of what it holds
+ * in use: a unit held for an hour serves up to 3,600 units (one a second), and that share of them is used.
  * Every other line stays as on-demand prices it. Below `breakEvenUtilization`, on-demand costs less.
  */
 function provisioned(perMillion: Record<string, number>, wru: number, rru: number, utilization: number) {
