@@ -1,8 +1,9 @@
 /**
  * Alarms, all to one KMS-encrypted SNS topic: the failure queue's first message, every function's
  * errors and throttles, the stream's iterator age, HTTP 5xx answers, requests the table throttled,
- * and Scheduler's target errors, dropped invocations and dead letters. The topic's policy (which replaces SNS's default
- * once it exists) and the key's policy let CloudWatch publish for these alarms only.
+ * and Scheduler's target errors, dropped invocations and dead letters. The topic's policy (which
+ * replaces SNS's default once it exists) and the key's policy let CloudWatch publish for these
+ * alarms only.
  */
 import { ArnFormat, Duration, type RemovalPolicy, Stack } from "aws-cdk-lib";
 import type * as apigwv2 from "aws-cdk-lib/aws-apigatewayv2";
@@ -53,6 +54,7 @@ function throttledRequests(table: dynamodb.ITable): cloudwatch.IMetric {
     period: fiveMinutes,
   });
 }
+
 const atLeastOne = {
   threshold: 1,
   evaluationPeriods: 1,
