@@ -59,7 +59,9 @@ it("a delivery at the old key, its first attempt failed before the upgrade, is r
     expect(r.body).toBe(payload);
     expect(hook.verify(r.body, r.headers)).toMatchObject({ data: { elicitation_id: "el_old" } });
   }
-  // The second firings look again once the claim's lease (1.5 s + 5 s) is over, and find the attempt ended.
+  // The second firings look again once the claim's lease (1.5 s + 5 s) is over, and find the attempt ended
+  // (once it has: the receiver holds the request before the attempt records it and ends).
+  await eventually(async () => expect(await item(oldKey)).toMatchObject({ done: "delivered" }));
   await t.elapse(15_000);
   await eventually(() => expect(t.runtime.pendingSchedules().filter((name) => name.startsWith("notify-"))).toEqual([]), 20_000);
   await t.quietScan();

@@ -6,6 +6,7 @@
  */
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { deliveriesEnded } from "../support/deliveries.js";
 import { startReceiver, type Receiver } from "../support/receiver.js";
 import { eventually, startTollgate, type Harness } from "../support/tollgate.js";
 
@@ -27,6 +28,7 @@ it("every schedule fired twice: each attempt runs once, one webhook-id, one acce
   await t.http(runner, "PUT", "/v1/sessions/conv_twice", {});
   expect((await t.http(runner, "POST", "/v1/sessions/conv_twice/events", { type: "response.elicitation_request", elicitation_id: "el_twice", params: { message: "twice?" } })).status).toBe(201);
   await eventually(() => expect(receiver.at("/twice").map((r) => r.status)).toEqual([500, 200]), 30_000);
+  await deliveriesEnded(t, "twice");
   // The second firings find their attempt claimed and look again a second after its lease (8 s), or
   // a second after they ran when that is later: they find it ended, and no schedule is left.
   await t.elapse(15_000);

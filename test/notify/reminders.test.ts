@@ -10,6 +10,7 @@ import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { RuntimeOptions } from "../../local/runtime.js";
 import { scheduleName, timerKeys } from "../../functions/domain/timers.js";
+import { deliveriesEnded, deliveriesTo } from "../support/deliveries.js";
 import { startReceiver, type Receiver } from "../support/receiver.js";
 import { eventually, startTollgate, type Harness } from "../support/tollgate.js";
 
@@ -59,29 +60,16 @@ async function raise(h: Harness, session: string, id: string, timeoutSeconds?: n
 const roundName = (elicitationId: string, targetId: string, round: number) => scheduleName("reminder", timerKeys.reminder("acme", elicitationId, targetId, round));
 const pending = (h: Harness, elicitationId: string, targetId: string, round: number) => h.runtime.pendingSchedules().includes(roundName(elicitationId, targetId, round));
 
-/** The events recorded for delivery to a target: one item per event, whatever fired it. */
-async function deliveriesTo(h: Harness, targetId: string): Promise<string[]> {
-  const items = await h.scan();
-  return items.filter((i: any) => i.kind?.S === "notification_delivery" && i.target_id?.S === targetId).map((i: any) => i.event_id.S as string);
-}
-
-/** The deliveries to a target whose attempts have not ended as delivered or given up. */
-async function unfinishedDeliveriesTo(h: Harness, targetId: string): Promise<string[]> {
-  const items = await h.scan();
-  return items.filter((i: any) => i.kind?.S === "notification_delivery" && i.target_id?.S === targetId && !i.done).map((i: any) => i.event_id.S as string);
-}
+/** The events recorded for delivery to a target. */
+const eventsTo = async (h: Harness, targetId: string) => (await deliveriesTo(h, targetId)).map((d) => d.eventId);
 
 /** What reached a target's path, each verified with the library (it throws on a bad signature). */
 const received = (hook: Webhook, path: string) => receiver.at(`/${path}`).map((r) => ({ id: r.headers["webhook-id"], ...(hook.verify(r.body, r.headers) as { type: string; data: any; link?: any }) }));
 
-/**
- * `count` reminders reached the target, each once, and every attempt that sent one has ended: a clock
- * moved while one is still recording its outcome would end its lease, and a second firing's look
- * after the lease would take it over and send it again (at least once, as a stalled attempt should).
- */
+/** `count` reminders reached the target, each once, and every attempt that sent one has ended (so the clock may move). */
 async function expectReminders(h: Harness, hook: Webhook, targetId: string, elicitationId: string, count: number) {
   await eventually(() => expect(receiver.at(`/${targetId}`)).toHaveLength(count), 20_000);
-  await eventually(async () => expect(await unfinishedDeliveriesTo(h, targetId)).toEqual([]), 20_000);
+  await deliveriesEnded(h, targetId);
   const got = received(hook, targetId);
   for (const r of got) {
     expect(r).toMatchObject({ type: "elicitation.reminder", data: { type: "response.elicitation_request", elicitation_id: elicitationId, params: { message: `${elicitationId}?` } } });
@@ -97,7 +85,7 @@ it("reminds once per interval, at most remind_times times, signed and verified",
   await raise(t, "conv_nag", "el_nag");
   await t.scheduled(roundName("el_nag", "nag", 1));
   await t.elapse(INTERVAL_MS / 2);
-  expect(await deliveriesTo(t, "nag")).toEqual([]);
+  expect(await eventsTo(t, "nag")).toEqual([]);
   expect(pending(t, "el_nag", "nag", 1)).toBe(true);
   await t.elapse(INTERVAL_MS / 2);
   await expectReminders(t, hook, "nag", "el_nag", 1);
@@ -108,7 +96,7 @@ it("reminds once per interval, at most remind_times times, signed and verified",
   expect(pending(t, "el_nag", "nag", 3)).toBe(false);
   await t.elapse(2 * INTERVAL_MS);
   await t.quietScan();
-  expect((await deliveriesTo(t, "nag")).sort()).toEqual(["el_nag.reminder.1", "el_nag.reminder.2"]);
+  expect((await eventsTo(t, "nag")).sort()).toEqual(["el_nag.reminder.1", "el_nag.reminder.2"]);
   expect(receiver.at("/nag")).toHaveLength(2);
 });
 
@@ -127,7 +115,7 @@ it("stops once the elicitation is resolved", async () => {
   expect(pending(t, "el_stops", "stops", 2)).toBe(false);
   expect(pending(t, "el_stops", "stops", 3)).toBe(false);
   await t.quietScan();
-  expect(await deliveriesTo(t, "stops")).toEqual(["el_stops.reminder.1"]);
+  expect(await eventsTo(t, "stops")).toEqual(["el_stops.reminder.1"]);
   expect(receiver.at("/stops")).toHaveLength(1);
 });
 
@@ -151,8 +139,8 @@ it("sends none at or after the deadline", async () => {
   // A round that fires late anyway (as Scheduler's retries may) sends nothing.
   await t.runtime.invoke("timerReminder", { tenant: "acme", elicitation_id: "el_late", target_id: "late", round: 3 });
   await t.quietScan();
-  expect((await deliveriesTo(t, "late")).sort()).toEqual(["el_late.reminder.1", "el_late.reminder.2"]);
-  expect(await deliveriesTo(t, "too-late")).toEqual([]);
+  expect((await eventsTo(t, "late")).sort()).toEqual(["el_late.reminder.1", "el_late.reminder.2"]);
+  expect(await eventsTo(t, "too-late")).toEqual([]);
   expect(receiver.at("/late")).toHaveLength(2);
 });
 
@@ -169,9 +157,9 @@ it("a target without an interval, or not wanting reminders, gets none; one that 
   await expectReminders(t, hook, "wants", "el_some", 1);
   await eventually(() => expect(receiver.at("/no-event")).toHaveLength(1), 20_000);
   await eventually(() => expect(receiver.at("/no-interval")).toHaveLength(1), 20_000);
-  expect(await deliveriesTo(t, "no-interval")).toEqual(["el_some.requested"]);
-  expect(await deliveriesTo(t, "no-event")).toEqual(["el_some.requested"]);
-  expect(await deliveriesTo(t, "elsewhere")).toEqual([]);
+  expect(await eventsTo(t, "no-interval")).toEqual(["el_some.requested"]);
+  expect(await eventsTo(t, "no-event")).toEqual(["el_some.requested"]);
+  expect(await eventsTo(t, "elsewhere")).toEqual([]);
   // The target drops its interval: the round already scheduled finds it and stops.
   const service = await t.token("service", "svc");
   expect((await t.http(service, "PUT", "/v1/notification-targets/wants", { kind: "webhook", url: receiver.url("/wants"), events: ["elicitation.reminder"], sessions: ["conv_some"] })).status).toBe(
@@ -181,7 +169,7 @@ it("a target without an interval, or not wanting reminders, gets none; one that 
   await t.elapse(INTERVAL_MS);
   expect(pending(t, "el_some", "wants", 3)).toBe(false);
   await t.quietScan();
-  expect(await deliveriesTo(t, "wants")).toEqual(["el_some.reminder.1"]);
+  expect(await eventsTo(t, "wants")).toEqual(["el_some.reminder.1"]);
 });
 
 it("remind_times is shown, 3 by default; bad values are bad_request and change nothing", async () => {
@@ -233,7 +221,7 @@ it("a round fired twice sends one reminder (every schedule and stream batch deli
   await twice.runtime.invoke("timerReminder", { tenant: "acme", elicitation_id: "el_twice", target_id: "twice", round: 1 });
   await twice.elapse(INTERVAL_MS);
   await twice.quietScan();
-  expect((await deliveriesTo(twice, "twice")).sort()).toEqual(["el_twice.reminder.1", "el_twice.reminder.2"]);
+  expect((await eventsTo(twice, "twice")).sort()).toEqual(["el_twice.reminder.1", "el_twice.reminder.2"]);
   expect(received(hook, "twice").map((r) => r.type)).toEqual(["elicitation.reminder", "elicitation.reminder"]);
 });
 
@@ -249,5 +237,5 @@ it("a scheduled round outlives a runtime restart and is sent once by the next ru
   await second.elapse(INTERVAL_MS);
   await expectReminders(second, hook, "restart", "el_restart", 1);
   await second.quietScan();
-  expect(await deliveriesTo(second, "restart")).toEqual(["el_restart.reminder.1"]);
+  expect(await eventsTo(second, "restart")).toEqual(["el_restart.reminder.1"]);
 });
