@@ -2,14 +2,10 @@
  * Template tests of the stack's alarms (infra/alarms.ts): each function's errors and throttles, the
  * failure queue, and the requests the table throttled, all sent to the encrypted topic.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { functionNames, logicalId, only, refsIn, removeStubSourceRoot, resourcesOfType, spec, type Synth, synth } from "./helpers.js";
+import { describe, expect, it } from "vitest";
+import { defaultStack, functionNames, logicalId, only, refsIn, resourcesOfType, spec } from "./helpers.js";
 
-let s: Synth;
-beforeAll(() => {
-  s = synth();
-}, 60_000);
-afterAll(removeStubSourceRoot);
+const s = defaultStack();
 
 describe("alarms", () => {
   it("alarms on every function's errors and throttles, and on the failure queue, all to the encrypted topic", () => {

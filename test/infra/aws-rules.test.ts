@@ -4,16 +4,12 @@
  * account setting that fails a first deploy, a customer-keyed JWT secret nobody may decrypt,
  * schedules whose failures vanish.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { functions as catalog, readsJwtSecret } from "../../functions/catalog.js";
 import { env } from "../../functions/shared/env.js";
-import { actionsOf, asArray, type CfnTemplate, functionNames, logicalId, removeStubSourceRoot, type Statement, statementsOf, type Synth, synth } from "./helpers.js";
+import { actionsOf, asArray, type CfnTemplate, defaultStack, functionNames, logicalId, type Statement, statementsOf, type Synth, synth } from "./helpers.js";
 
-let s: Synth;
-beforeAll(() => {
-  s = synth();
-}, 120_000);
-afterAll(removeStubSourceRoot);
+const s = defaultStack();
 
 const ofType = (json: CfnTemplate, type: string) => Object.entries(json.Resources).filter(([, r]) => r.Type === type);
 const alarmIds = (json: CfnTemplate) => ofType(json, "AWS::CloudWatch::Alarm").map(([id]) => id);

@@ -2,17 +2,13 @@
  * The functions' environment: each carries exactly the variables (functions/shared/env.ts) its
  * catalog entry needs, and the stack's context sets them or is refused at synth.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { type FunctionName, readsJwtSecret, timerFunctions } from "../../functions/catalog.js";
 import { env } from "../../functions/shared/env.js";
 import { webSocketStageName } from "../../infra/stack.js";
-import { asArray, functionNames, logicalId, removeStubSourceRoot, resourcesOfType, spec, statementsOf, type Synth, synth } from "./helpers.js";
+import { asArray, defaultStack, functionNames, logicalId, resourcesOfType, spec, statementsOf, synth } from "./helpers.js";
 
-let s: Synth;
-beforeAll(() => {
-  s = synth();
-}, 60_000);
-afterAll(removeStubSourceRoot);
+const s = defaultStack();
 
 describe("environment", () => {
   const vars = (name: FunctionName): Record<string, unknown> => s.json.Resources[s.fnId(name)].Properties.Environment.Variables;

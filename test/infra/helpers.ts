@@ -11,7 +11,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { App, type Stack } from "aws-cdk-lib";
 import { Template } from "aws-cdk-lib/assertions";
-import { expect } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
 import { functions as catalog, type FunctionName, type FunctionSpec } from "../../functions/catalog.js";
 import { repoRoot, TollgateStack } from "../../infra/stack.js";
 
@@ -51,6 +51,17 @@ export interface Synth {
 export interface CfnTemplate {
   Resources: Record<string, { Type: string; Properties?: any; DependsOn?: string | string[]; DeletionPolicy?: string; UpdateReplacePolicy?: string }>;
   Outputs?: Record<string, { Value: unknown }>;
+}
+
+/**
+ * The stack as deployed by default, synthesised once before the calling file's tests (its stub
+ * sources removed after them). The object is filled in `beforeAll`: read it inside tests only.
+ */
+export function defaultStack(): Synth {
+  const s = {} as Synth;
+  beforeAll(() => void Object.assign(s, synth()), 120_000);
+  afterAll(removeStubSourceRoot);
+  return s;
 }
 
 export function synth(context: Record<string, unknown> = {}): Synth {

@@ -2,17 +2,13 @@
  * The functions' IAM roles: each grants exactly what its catalog entry (functions/catalog.ts) and
  * its trigger imply, on this stack's own resources, and nothing more.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { type FunctionName, readsJwtSecret } from "../../functions/catalog.js";
 import { mainTable } from "../../functions/shared/tables.js";
 import { webSocketStageName } from "../../infra/stack.js";
-import { actionsOf, asArray, functionNames, logicalId, removeStubSourceRoot, resourcesOfType, spec, type Statement, statementsOf, type Synth, synth } from "./helpers.js";
+import { actionsOf, asArray, defaultStack, functionNames, logicalId, resourcesOfType, spec, type Statement, statementsOf } from "./helpers.js";
 
-let s: Synth;
-beforeAll(() => {
-  s = synth();
-}, 60_000);
-afterAll(removeStubSourceRoot);
+const s = defaultStack();
 
 describe("IAM: exactly the catalog's grants", () => {
   const tableRefs = () => {

@@ -4,17 +4,13 @@
  * iam-grants.test.ts, the functions' environment in environment.test.ts, the alarms in alarms.test.ts.
  */
 import { Match } from "aws-cdk-lib/assertions";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { streamItemKinds, timerFunctions } from "../../functions/catalog.js";
 import { mainTable } from "../../functions/shared/tables.js";
 import { webSocketStageName } from "../../infra/stack.js";
-import { actionsOf, asArray, functionNames, logicalId, only, refsIn, removeStubSourceRoot, resourcesOfType, spec, statementsOf, type Synth, synth } from "./helpers.js";
+import { actionsOf, asArray, defaultStack, functionNames, logicalId, only, refsIn, resourcesOfType, spec, statementsOf, synth } from "./helpers.js";
 
-let s: Synth;
-beforeAll(() => {
-  s = synth();
-}, 60_000);
-afterAll(removeStubSourceRoot);
+const s = defaultStack();
 
 describe("table", () => {
   it("has the pk/sk keys, the GSIs (projected as tables.ts says), the stream, TTL, PITR and encryption of tables.ts", () => {
