@@ -59,11 +59,17 @@ for (const { why, session, cancel } of cancellations) {
   });
 }
 
-it("a verdict throttled past its tries is internal_error and changes nothing; sent again, it lands", async () => {
-  const runner = await t.runner({ sessions: [{ session_id: "starved" }] });
-  const wait = runner.elicit({ sessionId: "starved", elicitationId: "starved_el", params: { message: "starved?" } });
+/** A runner parked on `<session>_el` in a session of its own, and a human to look at it and answer. */
+async function parked(session: string) {
+  const runner = await t.runner({ sessions: [{ session_id: session }] });
+  const wait = runner.elicit({ sessionId: session, elicitationId: `${session}_el`, params: { message: `${session}?` } });
   const human = await t.token("human");
-  await expect.poll(async () => (await t.http(human, "GET", "/v1/elicitations/starved_el")).body.status).toBe("pending");
+  await expect.poll(async () => (await t.http(human, "GET", `/v1/elicitations/${session}_el`)).body.status).toBe("pending");
+  return { wait, human };
+}
+
+it("a verdict throttled past its tries is internal_error and changes nothing; sent again, it lands", async () => {
+  const { wait, human } = await parked("starved");
   const before = dynamo.refused();
   dynamo.throttleTransactions(1_000);
   const refused = await t.http(human, "POST", "/v1/sessions/starved/events", { type: "approval", elicitation_id: "starved_el", action: "accept" });
@@ -80,10 +86,7 @@ it("a verdict throttled past its tries is internal_error and changes nothing; se
 });
 
 it("a batch read left unprocessed is asked again until it is read; left so for good, the call is internal_error", async () => {
-  const runner = await t.runner({ sessions: [{ session_id: "unprocessed" }] });
-  const wait = runner.elicit({ sessionId: "unprocessed", elicitationId: "unprocessed_el", params: { message: "unprocessed?" } });
-  const human = await t.token("human");
-  await expect.poll(async () => (await t.http(human, "GET", "/v1/elicitations/unprocessed_el")).body.status).toBe("pending");
+  const { wait, human } = await parked("unprocessed");
   const before = dynamo.refused();
   dynamo.leaveBatchGetsUnprocessed(2);
   const snapshot = await t.http(human, "GET", "/v1/sessions/unprocessed");
