@@ -8,6 +8,7 @@ import { GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { timerKeys } from "../../functions/domain/timers.js";
+import { deliveriesEnded } from "../support/deliveries.js";
 import { domainOver } from "../support/domain.js";
 import { startReceiver, type Receiver } from "../support/receiver.js";
 import { eventually, startTollgate, type Harness } from "../support/tollgate.js";
@@ -61,7 +62,7 @@ it("a delivery at the old key, its first attempt failed before the upgrade, is r
   }
   // The second firings look again once the claim's lease (1.5 s + 5 s) is over, and find the attempt ended
   // (once it has: the receiver holds the request before the attempt records it and ends).
-  await eventually(async () => expect(await item(oldKey)).toMatchObject({ done: "delivered" }));
+  await deliveriesEnded(t, "legacy");
   await t.elapse(15_000);
   await eventually(() => expect(t.runtime.pendingSchedules().filter((name) => name.startsWith("notify-"))).toEqual([]), 20_000);
   await t.quietScan();
