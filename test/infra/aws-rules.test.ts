@@ -7,17 +7,16 @@
 import { describe, expect, it } from "vitest";
 import { functions as catalog, readsJwtSecret } from "../../functions/catalog.js";
 import { env } from "../../functions/shared/env.js";
-import { actionsOf, asArray, type CfnTemplate, defaultStack, functionNames, logicalId, type Statement, statementsOf, type Synth, synth } from "./helpers.js";
+import { actionsOf, asArray, type CfnTemplate, defaultStack, functionNames, logicalId, resourcesOfType, type Statement, statementsOf, type Synth, synth } from "./helpers.js";
 
 const s = defaultStack();
 
-const ofType = (json: CfnTemplate, type: string) => Object.entries(json.Resources).filter(([, r]) => r.Type === type);
-const alarmIds = (json: CfnTemplate) => ofType(json, "AWS::CloudWatch::Alarm").map(([id]) => id);
+const alarmIds = (json: CfnTemplate) => resourcesOfType(json, "AWS::CloudWatch::Alarm").map(([id]) => id);
 
 describe("alarm e-mails: CloudWatch may publish to the encrypted topic, for these alarms only", () => {
   it("the topic policy (which replaces SNS's default) allows cloudwatch.amazonaws.com to publish for every alarm of the stack, from this account", () => {
     const topicId = logicalId(s.stack, s.stack.alarmTopic.node.defaultChild);
-    const [[, policy]] = ofType(s.json, "AWS::SNS::TopicPolicy").filter(([, p]) => asArray(p.Properties.Topics).some((t: any) => t.Ref === topicId));
+    const [[, policy]] = resourcesOfType(s.json, "AWS::SNS::TopicPolicy").filter(([, p]) => asArray(p.Properties.Topics).some((t: any) => t.Ref === topicId));
     const statements = asArray<Statement>(policy.Properties.PolicyDocument.Statement);
     // TLS only, still.
     expect(statements).toContainEqual(expect.objectContaining({ Effect: "Deny", Condition: { Bool: { "aws:SecureTransport": "false" } } }));
@@ -32,7 +31,7 @@ describe("alarm e-mails: CloudWatch may publish to the encrypted topic, for thes
   });
 
   it("every alarm acts on a topic whose key lets CloudWatch encrypt (kms:GenerateDataKey*, kms:Decrypt), scoped to this account's alarms", () => {
-    const alarms = ofType(s.json, "AWS::CloudWatch::Alarm");
+    const alarms = resourcesOfType(s.json, "AWS::CloudWatch::Alarm");
     expect(alarms.length).toBeGreaterThan(0);
     for (const [id, alarm] of alarms) {
       for (const action of asArray(alarm.Properties.AlarmActions)) {
@@ -54,12 +53,12 @@ describe("alarm e-mails: CloudWatch may publish to the encrypted topic, for thes
 describe("the API Gateway account setting is opt-in", () => {
   const wsStage = (x: Synth) => {
     const wsApiId = logicalId(x.stack, x.stack.webSocketApi.node.defaultChild);
-    return ofType(x.json, "AWS::ApiGatewayV2::Stage").find(([, r]) => r.Properties.ApiId.Ref === wsApiId)!;
+    return resourcesOfType(x.json, "AWS::ApiGatewayV2::Stage").find(([, r]) => r.Properties.ApiId.Ref === wsApiId)!;
   };
 
   it("by default there is no AWS::ApiGateway::Account nor its role, and the WebSocket stage asks for no access logs", () => {
-    expect(ofType(s.json, "AWS::ApiGateway::Account")).toEqual([]);
-    const roles = ofType(s.json, "AWS::IAM::Role").filter(([, r]) => JSON.stringify(r.Properties.AssumeRolePolicyDocument).includes("apigateway.amazonaws.com"));
+    expect(resourcesOfType(s.json, "AWS::ApiGateway::Account")).toEqual([]);
+    const roles = resourcesOfType(s.json, "AWS::IAM::Role").filter(([, r]) => JSON.stringify(r.Properties.AssumeRolePolicyDocument).includes("apigateway.amazonaws.com"));
     expect(roles).toEqual([]);
     const [, stage] = wsStage(s);
     expect(stage.Properties.AccessLogSettings).toBeUndefined();
@@ -68,7 +67,7 @@ describe("the API Gateway account setting is opt-in", () => {
 
   it("tollgate:apiGatewayCloudWatchRole=true creates the role and the setting (retained), and the stage logs after it", () => {
     const c = synth({ "tollgate:apiGatewayCloudWatchRole": "true" });
-    const [[accountId, account]] = ofType(c.json, "AWS::ApiGateway::Account");
+    const [[accountId, account]] = resourcesOfType(c.json, "AWS::ApiGateway::Account");
     expect(account.DeletionPolicy).toBe("Retain");
     const [stageId, stage] = wsStage(c);
     expect(asArray(stage.DependsOn)).toContain(accountId);
@@ -78,7 +77,7 @@ describe("the API Gateway account setting is opt-in", () => {
 
   it("tollgate:webSocketAccessLogs=true alone (the account already has a role) logs without touching the account setting", () => {
     const c = synth({ "tollgate:webSocketAccessLogs": true });
-    expect(ofType(c.json, "AWS::ApiGateway::Account")).toEqual([]);
+    expect(resourcesOfType(c.json, "AWS::ApiGateway::Account")).toEqual([]);
     const [, stage] = wsStage(c);
     expect(stage.Properties.AccessLogSettings.Format).toContain("$context.connectionId");
   });
@@ -119,7 +118,7 @@ describe("schedules have a dead letter, and their failures alarm", () => {
 
   it("the dead-letter queue is encrypted and refuses plain HTTP", () => {
     expect(s.json.Resources[dlqId()].Properties.SqsManagedSseEnabled).toBe(true);
-    const [[, policy]] = ofType(s.json, "AWS::SQS::QueuePolicy").filter(([, p]) => asArray(p.Properties.Queues).some((q: any) => q.Ref === dlqId()));
+    const [[, policy]] = resourcesOfType(s.json, "AWS::SQS::QueuePolicy").filter(([, p]) => asArray(p.Properties.Queues).some((q: any) => q.Ref === dlqId()));
     expect(asArray<Statement>(policy.Properties.PolicyDocument.Statement)).toContainEqual(expect.objectContaining({ Effect: "Deny", Condition: { Bool: { "aws:SecureTransport": "false" } } }));
   });
 
@@ -137,7 +136,7 @@ describe("schedules have a dead letter, and their failures alarm", () => {
   it("alarms on the queue's depth and on the group's target errors, dropped and undeliverable invocations, to the alarm topic", () => {
     const topicId = logicalId(s.stack, s.stack.alarmTopic.node.defaultChild);
     const groupName = s.stack.scheduleGroup.scheduleGroupName;
-    const alarms = ofType(s.json, "AWS::CloudWatch::Alarm").map(([, a]) => a.Properties);
+    const alarms = resourcesOfType(s.json, "AWS::CloudWatch::Alarm").map(([, a]) => a.Properties);
     const onQueue = alarms.filter((a) => a.Namespace === "AWS/SQS" && JSON.stringify(a.Dimensions).includes(dlqId()));
     expect(onQueue.map((a) => a.MetricName)).toEqual(["ApproximateNumberOfMessagesVisible"]);
     const onGroup = alarms.filter((a) => a.Namespace === "AWS/Scheduler");
