@@ -23,6 +23,7 @@ describe.skipIf(noBrowser)("inbox notifications", () => {
   let tabs: Tabs;
   let human: string;
   let runner: string;
+  /** Uncaught errors, and the inbox's own warnings (a notification it could not show says why there). */
   const pageErrors: string[] = [];
 
   beforeAll(async () => {
@@ -41,6 +42,9 @@ describe.skipIf(noBrowser)("inbox notifications", () => {
 
   const inboxAt = async (page: Page, session: string) => {
     page.on("pageerror", (e) => pageErrors.push(e.message));
+    page.on("console", (m) => {
+      if (m.type() !== "log" && m.text().startsWith("tollgate")) pageErrors.push(m.text());
+    });
     await page.goto(`${t.runtime.httpUrl}/?token=${human}#session=${session}`);
     await page.locator("#conn", { hasText: "Live" }).waitFor();
   };
@@ -101,6 +105,8 @@ describe.skipIf(noBrowser)("inbox notifications", () => {
     await other.goto(`${t.runtime.httpUrl}/approval.html`);
     await expect.poll(() => visibility(inbox), poll).toBe("hidden");
     const id = await raise(s, "Deploy release 42 to prod?");
+    // The hidden inbox heard it (its card is there), then showed it.
+    await expect.poll(() => inbox.getByTestId(`card-${id}`).count(), poll).toBe(1);
     await expect.poll(() => shown(inbox), poll).toHaveLength(1);
     expect(await shown(inbox)).toEqual([
       { title: "Approval needed · Release rollout", body: "Deploy release 42 to prod?", tag: id, data: { url: `${t.runtime.httpUrl}/approval.html?elicitation=${id}` } },
