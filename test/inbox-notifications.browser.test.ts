@@ -1,8 +1,9 @@
 /**
  * The inbox's browser notifications in Chromium against the local runtime: the top bar offers them
- * once (and not at all where they are blocked), and a new prompt is shown by the service worker while the tab is hidden (another tab in
- * front), none while it is visible; the permission is granted through the browser's own permission
- * mechanism, and what was shown is read back with `registration.getNotifications()`.
+ * once (and not at all where they are blocked), and a new prompt is shown by the service worker while
+ * the tab is hidden (another tab in front), none while it is visible, and none lost when showing and
+ * withdrawing cross; the permission is granted through the browser's own permission mechanism, and
+ * what was shown is read back with `registration.getNotifications()`.
  */
 import type { Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -10,12 +11,16 @@ import { noBrowser, poll, sid } from "./support/inbox.js";
 import { startTabs, type Tabs } from "./support/tabs.js";
 import { startTollgate, type Harness } from "./support/tollgate.js";
 
-/** What the page's service worker registration has on show, by the browser's own account. */
-const shown = (page: Page) =>
-  page.evaluate(async () => {
-    const registration = await navigator.serviceWorker.ready;
-    return (await registration.getNotifications()).map((n) => ({ title: n.title, body: n.body, tag: n.tag, data: n.data }));
-  });
+/**
+ * What the page's service worker registration has on show, by the browser's own account, read through
+ * the inbox's own module: its reads wait for a notification being shown, which a read in between
+ * would make Chromium forget.
+ */
+const shown = (page: Page): Promise<{ title: string; body: string; tag: string; data: unknown }[]> =>
+  // A string, so that vitest leaves the page's own `import()` alone.
+  page.evaluate(`import(new URL("notify.js", location.href).href)
+    .then((notify) => notify.shownPrompts())
+    .then((on) => on.map((n) => ({ title: n.title, body: n.body, tag: n.tag, data: n.data })))`);
 const visibility = (page: Page) => page.evaluate(() => document.visibilityState);
 
 describe.skipIf(noBrowser)("inbox notifications", () => {
@@ -126,5 +131,35 @@ describe.skipIf(noBrowser)("inbox notifications", () => {
     await expect.poll(() => visibility(inbox), poll).toBe("hidden");
     const last = await raise(s, "One more while away?");
     await expect.poll(async () => (await shown(inbox)).map((n) => n.tag), poll).toEqual([last]);
+  });
+
+  it("keeps every prompt still waiting on show, and none withdrawn, when showing and withdrawing cross", async () => {
+    await tabs.context.grantPermissions(["notifications"], { origin: t.runtime.httpUrl });
+    const s = sid("conv_crossing");
+    await t.http(runner, "PUT", `/v1/sessions/${s}`, {});
+    const inbox = await tabs.tab();
+    await inboxAt(inbox, s);
+    const other = await tabs.tab();
+    await expect.poll(() => visibility(inbox), poll).toBe("hidden");
+
+    // The inbox's own module, driven at once in the hidden tab: live events can come this close together.
+    const prompts = (from: string) =>
+      Array.from({ length: 20 }, (_, i) => ({ type: "response.elicitation_request", session_id: s, elicitation_id: `${from}-${i}`, params: { message: `${from} ${i}?` } }));
+    const crossing = (show: unknown[], withdraw: string[]) =>
+      inbox.evaluate(
+        `import(new URL("notify.js", location.href).href).then((notify) =>
+          Promise.all([...${JSON.stringify(show)}.map((ev) => notify.notifyPrompt(ev, "Crossing")), ...${JSON.stringify(withdraw)}.map((id) => notify.withdrawPrompt(id))]))`,
+      );
+    const onShow = async () => (await shown(inbox)).map((n) => n.tag).filter((tag) => tag.startsWith(s));
+    // Each round shows twenty new prompts while withdrawing the twenty of the round before (the first has none).
+    let before: string[] = [];
+    for (const round of [1, 2, 3, 4]) {
+      const show = prompts(`${s}-round${round}`);
+      await crossing(show, before);
+      before = show.map((p) => p.elicitation_id);
+      expect((await onShow()).sort()).toEqual([...before].sort());
+    }
+    await other.close();
+    await inbox.close();
   });
 });

@@ -51,17 +51,39 @@ export function offerNotifications() {
   });
 }
 
+/**
+ * The page's notification work, one step at a time. Chromium's `getNotifications()` deletes from its
+ * store every notification the screen does not list yet unless made after the read began, so a read
+ * while one is being shown loses it for good (still on screen, but no longer found to be closed).
+ * `showNotification` settles once the notification is on screen: reads wait for it.
+ */
+let turn = Promise.resolve();
+/** @template T @param {() => Promise<T>} step @returns {Promise<T>} */
+function inTurn(step) {
+  const done = turn.then(step);
+  turn = done.then(
+    () => undefined,
+    () => undefined,
+  );
+  return done;
+}
+
 /** Shows a new prompt as a notification, when the tab is hidden and the human allowed it. @param {RequestEvent} ev @param {string} session */
 export async function notifyPrompt(ev, session) {
   if (!registration || document.visibilityState !== "hidden" || Notification.permission !== "granted") return;
-  const worker = await registration;
-  if (!worker) return;
   const { title, options } = notificationOf(ev, session);
-  await worker.showNotification(title, options);
+  // In turn from this call on, so that a withdrawal asked for after it finds it.
+  await inTurn(async () => (await registration)?.showNotification(title, options));
 }
+
+/** The notifications on show (one prompt's, by its id), read in turn. @param {string} [elicitationId] @returns {Promise<Notification[]>} */
+export const shownPrompts = (elicitationId) =>
+  inTurn(async () => {
+    const worker = registration && (await registration);
+    return (await worker?.getNotifications(elicitationId ? { tag: elicitationId } : undefined)) ?? [];
+  });
 
 /** A resolved prompt's notification is stale: it goes. @param {string} elicitationId */
 export async function withdrawPrompt(elicitationId) {
-  const worker = registration && (await registration);
-  for (const shown of (await worker?.getNotifications({ tag: elicitationId })) ?? []) shown.close();
+  for (const shown of await shownPrompts(elicitationId)) shown.close();
 }
