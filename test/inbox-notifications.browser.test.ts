@@ -11,14 +11,15 @@ import { noBrowser, poll, sid } from "./support/inbox.js";
 import { startTabs, type Tabs } from "./support/tabs.js";
 import { startTollgate, type Harness } from "./support/tollgate.js";
 
+/** The inbox's `notify.js`, as the page itself loaded it (a string, so that vitest leaves the page's `import()` alone). */
+const notifyModule = `import(new URL("notify.js", location.href).href)`;
 /**
  * What the page's service worker registration has on show, by the browser's own account, read through
  * the inbox's own module: its reads wait for a notification being shown, which a read in between
  * would make Chromium forget.
  */
 const shown = (page: Page): Promise<{ title: string; body: string; tag: string; data: unknown }[]> =>
-  // A string, so that vitest leaves the page's own `import()` alone.
-  page.evaluate(`import(new URL("notify.js", location.href).href)
+  page.evaluate(`${notifyModule}
     .then((notify) => notify.shownPrompts())
     .then((on) => on.map((n) => ({ title: n.title, body: n.body, tag: n.tag, data: n.data })))`);
 const visibility = (page: Page) => page.evaluate(() => document.visibilityState);
@@ -147,7 +148,7 @@ describe.skipIf(noBrowser)("inbox notifications", () => {
       Array.from({ length: 20 }, (_, i) => ({ type: "response.elicitation_request", session_id: s, elicitation_id: `${from}-${i}`, params: { message: `${from} ${i}?` } }));
     const crossing = (show: unknown[], withdraw: string[]) =>
       inbox.evaluate(
-        `import(new URL("notify.js", location.href).href).then((notify) =>
+        `${notifyModule}.then((notify) =>
           Promise.all([...${JSON.stringify(show)}.map((ev) => notify.notifyPrompt(ev, "Crossing")), ...${JSON.stringify(withdraw)}.map((id) => notify.withdrawPrompt(id))]))`,
       );
     const onShow = async () => (await shown(inbox)).map((n) => n.tag).filter((tag) => tag.startsWith(s));
