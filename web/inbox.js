@@ -159,7 +159,7 @@ async function onEvent(ev) {
     const news = document.visibilityState === "hidden" && !seenOnScreen.has(ev.elicitation_id);
     await ensureKnown(ev.session_id);
     if (view.selected && within(ev.session_id, view.selected)) addCard(ev);
-    // A verdict heard while the session was being looked up has already withdrawn what there was.
+    // A verdict heard first (pushed ahead of its prompt, or while the session was being looked up) found nothing to withdraw: show nothing.
     if (news && !resolvedEvents.has(ev.elicitation_id)) notifyPrompt(ev, label(ev.session_id)).catch((e) => console.warn("tollgate: no notification", e));
     await showCount(ev.session_id);
   } else if (ev.type === "response.elicitation_resolved") {
