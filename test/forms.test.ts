@@ -139,9 +139,23 @@ describe("the form grammar", () => {
       const r = await answer("kinds_bad", "accept", without);
       expect(r.body.error.message).toContain(`requestedSchema: ${field}: `);
     }
+    // Leaving the content out skips no required field.
+    const bare = await answer("kinds_bad", "accept");
+    expect(bare.status).toBe(400);
+    expect(bare.body.error.message).toContain("requestedSchema: name: ");
     expect(await t.quietScan()).toEqual(before);
     expect((await read("kinds_bad")).body.status).toBe("pending");
     expect((await answer("kinds_bad", "accept", valid)).status).toBe(200);
+  });
+
+  it("takes an accept without content when the form requires nothing, and a decline of any form", async () => {
+    const optional = { type: "object", properties: { note: { type: "string" } } };
+    await raise("optional_bare", { message: "Anything to add?", requestedSchema: optional });
+    expect((await answer("optional_bare", "accept")).status).toBe(200);
+    expect((await read("optional_bare")).body.verdict).toMatchObject({ action: "accept", reason: "answered" });
+    expect((await read("optional_bare")).body.verdict.content).toBeUndefined();
+    await raise("required_declined", { message: "Configure", requestedSchema: everyKind });
+    expect((await answer("required_declined", "decline")).status).toBe(200);
   });
 
   it("refuses a form that cannot be answered as it says, naming where, and stores nothing", async () => {

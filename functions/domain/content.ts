@@ -49,11 +49,17 @@ function propertySchema(property: SchemaProperty): z.core.$ZodType {
   }
 }
 
-/** Refuses, with a `bad_request` naming the field, content that does not fit the form (or that URL mode does not take). */
-export function checkContent(params: ElicitationParams, content: Record<string, unknown> | undefined): void {
-  if (content === undefined) return;
-  if (JSON.stringify(content).length > 24 * 1024) throw badRequest("content is larger than 24 KiB");
-  if (params.mode === "url") throw badRequest("content does not come with a URL-mode elicitation: accepting is the consent");
+/**
+ * Refuses, with a `bad_request` naming the field, an accept whose content does not fit the form (or
+ * that URL mode does not take). An accept without content is held to the form as if it were `{}`, so
+ * a form's required fields cannot be skipped by leaving the content out.
+ */
+export function checkAcceptedContent(params: ElicitationParams, content: Record<string, unknown> | undefined): void {
+  if (content !== undefined && JSON.stringify(content).length > 24 * 1024) throw badRequest("content is larger than 24 KiB");
+  if (params.mode === "url") {
+    if (content !== undefined) throw badRequest("content does not come with a URL-mode elicitation: accepting is the consent");
+    return;
+  }
   const schema = params.requestedSchema;
   if (!schema) return;
   const required = new Set(schema.required ?? []);
@@ -63,7 +69,7 @@ export function checkContent(params: ElicitationParams, content: Record<string, 
       return [name, required.has(name) ? field : z.optional(field)];
     }),
   );
-  const result = z.safeParse(z.strictObject(shape), content);
+  const result = z.safeParse(z.strictObject(shape), content ?? {});
   if (!result.success) {
     const issue = result.error.issues[0];
     const [where, what] = issue.code === "unrecognized_keys" ? [issue.keys.join(", "), "not a field of the form"] : [issue.path.join("."), issue.message];

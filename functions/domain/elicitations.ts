@@ -9,7 +9,7 @@ import { ProtocolError, badRequest, notFound } from "../shared/errors.js";
 import { LIMITS, type ElicitationParams, type VerdictAction, type Via } from "../shared/schemas.js";
 import { requireOwner, requireRole } from "./access.js";
 import { canonicalJson, hashOf } from "./canonical.js";
-import { checkContent } from "./content.js";
+import { checkAcceptedContent } from "./content.js";
 import type { Context } from "./context.js";
 import type { Delivery, VerdictFrame } from "./delivery.js";
 import {
@@ -232,7 +232,7 @@ export function createElicitations(ctx: Context, sessions: Sessions, delivery: D
       const item = await find(caller.tenant, input.elicitation_id);
       if (!item || item.session_id !== sessionId) throw notFound("elicitation");
       if (input.content !== undefined && input.action !== "accept") throw badRequest("content comes only with accept");
-      if (item.status === "pending") checkContent(paramsOf(item), input.content);
+      if (item.status === "pending" && input.action === "accept") checkAcceptedContent(paramsOf(item), input.content);
       const { item: standing } = await resolve(
         {
           tenant: caller.tenant,
