@@ -41,8 +41,14 @@ async function ask(message: string, o: AskOptions, command: Command) {
   const elicitationId = `elicit_${randomUUID()}`;
   try {
     await runner.connect();
-    note(`${paint.dim("waiting for a verdict on")} ${paint.cyan(elicitationId)} ${paint.dim(`in session ${o.session}: tollgate answer ${elicitationId} accept`)}`);
-    const verdict = await runner.elicit({ sessionId: o.session, elicitationId, params, timeoutSeconds, signal: abort.signal });
+    let told = false;
+    // Said once Tollgate has stored the wait, so a refused ask prints its refusal alone.
+    const onParked = ({ deadline }: { deadline: string }) => {
+      if (told) return;
+      told = true;
+      note(`${paint.dim("waiting for a verdict on")} ${paint.cyan(elicitationId)} ${paint.dim(`in session ${o.session} until ${deadline}: tollgate answer ${elicitationId} accept`)}`);
+    };
+    const verdict = await runner.elicit({ sessionId: o.session, elicitationId, params, timeoutSeconds, signal: abort.signal, onParked });
     const { exitCode, word } = outcome(verdict);
     if (settings.json) printJson(verdict);
     else {

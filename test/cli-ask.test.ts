@@ -6,7 +6,6 @@
 import { expect, it } from "vitest";
 import { EXIT } from "../cli/exit.js";
 import { cli, cliRuntime, type CliRun } from "./support/cli.js";
-import { eventually } from "./support/tollgate.js";
 
 const local = cliRuntime({ as: "runner", escalationGraceSeconds: 1 });
 
@@ -15,13 +14,11 @@ async function asking(session: string, ...flags: string[]): Promise<{ run: CliRu
   const run = local.start(["ask", `Deploy ${session}?`, "--session", session, ...flags]);
   const line = await run.line(/waiting for a verdict on/);
   const id = /(elicit_\S+)/.exec(line)![1];
-  // The line comes as the elicit frame goes out: it is parked a moment later.
-  const read = await eventually(async () => {
-    const r = await local.t.http(local.human, "GET", `/v1/elicitations/${id}`);
-    expect(r.status).toBe(200);
-    return r;
-  });
+  // The line comes once the wait is parked: the elicitation is stored, with the deadline the line names.
+  const read = await local.t.http(local.human, "GET", `/v1/elicitations/${id}`);
+  expect(read.status).toBe(200);
   expect(read.body).toMatchObject({ session_id: session, event: { params: { message: `Deploy ${session}?` } } });
+  expect(line).toContain(`until ${read.body.event.deadline}`);
   return { run, id };
 }
 
@@ -69,6 +66,10 @@ it("a refused ask (a human's token may not raise) is one line and exit 1", { tim
   expect(out.code).toBe(EXIT.refused);
   expect(out.stderr.trim().split("\n")).toHaveLength(1);
   expect(out.stderr).toMatch(/forbidden/);
+  // A raise the server refuses (an empty question) is its refusal alone: it never says it is waiting.
+  const empty = await cli(["ask", "", "--session", "ask_refused"], local.env);
+  expect(empty.code).toBe(EXIT.refused);
+  expect(empty.stderr.trim().split("\n")).toEqual([expect.stringMatching(/bad_request: params\.message/)]);
 });
 
 it("demo narrates the child blocking, the parent woken after the grace, the answer, the child unblocked, the parent told", { timeout: 60_000 }, async () => {
