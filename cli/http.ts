@@ -40,7 +40,7 @@ async function send(settings: Settings, method: string, path: string, body?: unk
 /** A GET whose success is text (JSON lines), with its headers; a refusal is a `Refused` as with `call`. */
 export async function callText(settings: Settings, path: string): Promise<{ text: string; headers: Headers }> {
   const response = await send(settings, "GET", path);
-  if (!response.ok) throw refusalOf(response, await parsedBody(response, "GET", path, settings));
+  if (!response.ok) throw refusalOf(response, await parsedBody(response, "GET", path, settings), settings);
   return { text: await response.text(), headers: response.headers };
 }
 
@@ -53,14 +53,20 @@ async function parsedBody(response: Response, method: string, path: string, sett
   }
 }
 
-const refusalOf = (response: Response, parsed: unknown) =>
-  new Refused(response.status, (parsed as { error?: Refusal } | undefined)?.error ?? { code: `http_${response.status}`, message: "no error body" });
+/** A refusal in the contract's words, else in API Gateway's own (a 404 for a path it has no route for, a 429 of its throttling). */
+function refusalOf(response: Response, parsed: unknown, settings: Settings): Refused {
+  const body = parsed as { error?: Refusal; message?: unknown } | undefined;
+  if (body?.error) return new Refused(response.status, body.error);
+  const said = typeof body?.message === "string" ? body.message : "no error body";
+  const hint = response.status === 404 ? `: is ${settings.url} Tollgate's HTTP API?` : "";
+  return new Refused(response.status, { code: `http_${response.status}`, message: `${said}${hint}` });
+}
 
 /** A call's success with its status (201 created, 200 changed, ...); a refusal is a `Refused`. */
 export async function reply<T>(settings: Settings, method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
   const response = await send(settings, method, path, body);
   const parsed = await parsedBody(response, method, path, settings);
-  if (!response.ok) throw refusalOf(response, parsed);
+  if (!response.ok) throw refusalOf(response, parsed, settings);
   return { status: response.status, body: parsed as T };
 }
 

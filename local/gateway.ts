@@ -24,6 +24,9 @@ interface HttpRoute {
 /** Another service answering on the gateway's port: true when it handled the request. */
 export type Mount = (req: IncomingMessage, res: ServerResponse, url: URL, body: string) => Promise<boolean>;
 
+/** What API Gateway's HTTP API answers a request that no route matches: its own body, not the contract's error. */
+const noRoute = { message: "Not Found" };
+
 const contentTypes: Record<string, string> = {
   ".html": "text/html; charset=utf-8",
   ".js": "text/javascript; charset=utf-8",
@@ -66,7 +69,7 @@ export function createGateway(options: { invoke: Invoke; clock: Clock; mounts: M
     const route = routes.find((r) => r.method === req.method && r.pattern.test(url.pathname));
     if (route) return onRoute(route, req, res, url, body);
     if (req.method === "GET") return onStatic(res, url.pathname);
-    reply(res, 404, { error: { code: "not_found", message: "no such route" } });
+    reply(res, 404, noRoute);
   }
 
   async function onRoute(route: HttpRoute, req: IncomingMessage, res: ServerResponse, url: URL, body: Buffer) {
@@ -107,13 +110,13 @@ export function createGateway(options: { invoke: Invoke; clock: Clock; mounts: M
 
   async function onStatic(res: ServerResponse, pathname: string) {
     const file = inboxFile(pathname);
-    if (!file) return reply(res, 404, { error: { code: "not_found", message: "not found" } });
+    if (!file) return reply(res, 404, noRoute);
     try {
       const content = await readFile(file);
       res.writeHead(200, { "content-type": contentTypes[extname(file)] ?? "application/octet-stream" });
       res.end(content);
     } catch {
-      reply(res, 404, { error: { code: "not_found", message: "not found" } });
+      reply(res, 404, noRoute);
     }
   }
 

@@ -181,6 +181,13 @@ describe("usage, help and reachability", () => {
     }
   });
 
+  it("a --url that is not the API's root is one line, exit 1, naming the gateway's 404", async () => {
+    const out = await cli(["pending", "--url", `${t.runtime.httpUrl}/prod`], env);
+    expect(out.code).toBe(EXIT.refused);
+    expect(out.stderr).toContain(`http_404: Not Found: is ${t.runtime.httpUrl}/prod Tollgate's HTTP API?`);
+    oneLine(out.stderr);
+  });
+
   it("colours only on a terminal, and never with NO_COLOR", async () => {
     await raise("cli_tty", "cli_tty_e");
     // `script` gives the command a pseudo-terminal, as an interactive shell would.

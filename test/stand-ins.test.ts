@@ -1,7 +1,8 @@
 /**
  * The local stand-ins refuse what AWS refuses, in AWS's words and codes: Scheduler's validation of
- * one-time schedules, API Gateway's WebSocket frame, message, idle and lifetime limits, and the
- * `@connections` API's size limit and 410 for a closed connection. Time limits run on the
+ * one-time schedules, the HTTP API's 404 for a request no route matches, API Gateway's WebSocket
+ * frame, message, idle and lifetime limits, and the `@connections` API's size limit and 410 for a
+ * closed connection. Time limits run on the
  * runtime's clock, which the test moves.
  */
 import { GetConnectionCommand, PostToConnectionCommand } from "@aws-sdk/client-apigatewaymanagementapi";
@@ -104,6 +105,30 @@ const post = (id: string, data: string) =>
     () => "sent",
     (e: Error & { $metadata?: { httpStatusCode?: number } }) => `${e.name} ${e.$metadata?.httpStatusCode}`,
   );
+
+describe("HTTP API", () => {
+  it("answers a request no route matches with API Gateway's own 404, before any function or token check", async () => {
+    const human = await t.token("human");
+    const misses: [string, string][] = [
+      ["GET", "/v1/nope"],
+      ["DELETE", "/v1/sessions/s1"],
+      ["POST", "/v1/elicitations/e1"],
+      ["PATCH", "/v1/sessions/s1"],
+      ["GET", "/v1/sessions/s1/events/extra"],
+    ];
+    for (const [method, path] of misses) {
+      for (const token of [human, undefined]) {
+        const response = await fetch(`${t.runtime.httpUrl}${path}`, { method, headers: token ? { authorization: `Bearer ${token}` } : {} });
+        expect(response.status, `${method} ${path}`).toBe(404);
+        expect(response.headers.get("content-type")).toContain("application/json");
+        expect(await response.json()).toEqual({ message: "Not Found" });
+      }
+    }
+    // A route that exists answers in the contract's words.
+    const missing = await t.http(human, "GET", "/v1/elicitations/e_none");
+    expect(missing.body).toEqual({ error: { code: "not_found", message: expect.any(String) } });
+  });
+});
 
 describe("WebSocket API", () => {
   const ping = (pad: number) => JSON.stringify({ action: "ping", ref: "p", pad: "x".repeat(pad) });

@@ -9,7 +9,7 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTollgate, type Harness, type TestSocket } from "../support/tollgate.js";
-import { badIdString, deepText, exchange, mutatedBody, notAnErrorFrame, notAnObjectText, notAProtocolError, rawHttp, VALID_ID } from "./support.js";
+import { badIdString, deepText, exchange, hasRoute, mutatedBody, notAnErrorFrame, notAnObjectText, notAProtocolError, notTheGatewayNotFound, rawHttp, VALID_ID } from "./support.js";
 import { bodyRoutes, encodePath, FRAME_LIMIT_BYTES, frameKinds } from "./malformed-inputs.js";
 
 /** FC_SEED replays a run; FC_RUNS multiplies the number of runs (the default keeps the suite quick). */
@@ -76,7 +76,7 @@ async function refusedAll(cases: HttpCase[]): Promise<void> {
   replies.forEach((reply, i) => {
     const c = cases[i];
     const shown = c.body ? ("raw" in c.body ? c.body.raw : JSON.stringify(c.body.json)) : "";
-    const problem = notAProtocolError(reply, `${decodeURIComponentSafe(c.path)} ${shown}`);
+    const problem = hasRoute(c.method, c.path) ? notAProtocolError(reply, `${decodeURIComponentSafe(c.path)} ${shown}`) : notTheGatewayNotFound(reply);
     expect(problem, `${c.method} ${c.path.slice(0, 120)} ${shown.slice(0, 300)}`).toBeUndefined();
   });
 }

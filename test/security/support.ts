@@ -1,6 +1,7 @@
 /** Shared helpers of the security tests: the protocol's error codes, raw clients, and hostile input generators. */
 import fc from "fast-check";
 import WebSocket from "ws";
+import { functions } from "../../functions/catalog.js";
 import type { Harness, TestSocket } from "../support/tollgate.js";
 
 /** docs/protocol.md "Errors": every code and its HTTP status. */
@@ -57,6 +58,19 @@ export function notAProtocolError(reply: RawReply, sent?: string): string | unde
   if (leakIn(reply.text, sent)) return `error body leaks internals (${leakIn(reply.text, sent)}): ${reply.text.slice(0, 300)}`;
   return undefined;
 }
+
+/**
+ * Whether the HTTP API has a route for this request, as API Gateway matches one: the method, and
+ * each `{param}` of a catalog path as one non-empty segment of the path as sent (dot segments resolved).
+ */
+export function hasRoute(method: string, path: string): boolean {
+  const { pathname } = new URL(path, "http://127.0.0.1");
+  return Object.values(functions).some(({ trigger }) => trigger.kind === "http" && trigger.method === method && new RegExp(`^${trigger.path.replace(/\{\w+\}/g, "[^/]+")}$`).test(pathname));
+}
+
+/** Why a reply to a request no route matches is not API Gateway's own 404 (docs/protocol.md "HTTP API, more precisely"). */
+export const notTheGatewayNotFound = (reply: RawReply): string | undefined =>
+  reply.status === 404 && JSON.stringify(reply.json) === '{"message":"Not Found"}' ? undefined : `status ${reply.status} for a path no route matches: ${reply.text.slice(0, 200)}`;
 
 /** Why a WebSocket reply is not a protocol error frame, or undefined when it is one. */
 export function notAnErrorFrame(frame: any, sent?: string): string | undefined {
