@@ -156,7 +156,7 @@ describe("resume", () => {
 });
 
 describe("races", () => {
-  it("a verdict and the deadline at the same instant: one winner, counts exact (50 times)", async () => {
+  it("a verdict and the deadline at the same instant: one winner, counts exact (50 times)", { timeout: 120_000 }, async () => {
     const socket = await parkedSocket("conv_race", []);
     for (let i = 0; i < 50; i++) {
       const id = `el_race_${i}`;

@@ -57,7 +57,8 @@ describe("environment", () => {
     expect(v[env.history]).toBeUndefined();
   });
 
-  it("grace periods, the history's retention and keeping, and an existing JWT secret come from context", () => {
+  // Several synths of the whole stack, each a few seconds.
+  it("grace periods, the history's retention and keeping, and an existing JWT secret come from context", { timeout: 120_000 }, () => {
     const arn = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:tollgate/jwt-AbCdEf";
     const c = synth({
       "tollgate:reconnectGraceSeconds": 600,

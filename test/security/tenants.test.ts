@@ -137,7 +137,7 @@ describe("tenant B and tenant A's things", () => {
     }
   });
 
-  it("id guessing: 200 generated ids, A's real ones among them, all answer exactly like a missing id", async () => {
+  it("id guessing: 200 generated ids, A's real ones among them, all answer exactly like a missing id", { timeout: 120_000 }, async () => {
     const guesses = fc.sample(fc.oneof(fc.stringMatching(/^(conv|el)_[a-z_]{1,12}$/), fc.constantFrom(...aIds.sessions, ...aIds.elicitations, "CONV_A", "conv_a ", "el_a.", "conv_a_child:")), {
       numRuns: 200,
       seed: 7,
