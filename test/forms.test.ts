@@ -137,12 +137,12 @@ describe("the form grammar", () => {
     for (const field of everyKind.required) {
       const { [field]: _, ...without } = valid as Record<string, unknown>;
       const r = await answer("kinds_bad", "accept", without);
-      expect(r.body.error.message).toContain(`requestedSchema: ${field}: `);
+      expect(r.body.error.message).toContain(`requestedSchema: ${field}: required`);
     }
     // Leaving the content out skips no required field.
     const bare = await answer("kinds_bad", "accept");
     expect(bare.status).toBe(400);
-    expect(bare.body.error.message).toContain("requestedSchema: name: ");
+    expect(bare.body.error.message).toBe("content does not fit requestedSchema: name: required");
     expect(await t.quietScan()).toEqual(before);
     expect((await read("kinds_bad")).body.status).toBe("pending");
     expect((await answer("kinds_bad", "accept", valid)).status).toBe(200);

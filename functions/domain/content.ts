@@ -69,10 +69,12 @@ export function checkAcceptedContent(params: ElicitationParams, content: Record<
       return [name, required.has(name) ? field : z.optional(field)];
     }),
   );
-  const result = z.safeParse(z.strictObject(shape), content ?? {});
+  const given = content ?? {};
+  const result = z.safeParse(z.strictObject(shape), given);
   if (!result.success) {
     const issue = result.error.issues[0];
-    const [where, what] = issue.code === "unrecognized_keys" ? [issue.keys.join(", "), "not a field of the form"] : [issue.path.join("."), issue.message];
+    const missing = issue.path.length === 1 && !Object.hasOwn(given, issue.path[0] as string);
+    const [where, what] = issue.code === "unrecognized_keys" ? [issue.keys.join(", "), "not a field of the form"] : [issue.path.join("."), missing ? "required" : issue.message];
     throw badRequest(`content does not fit requestedSchema: ${where}: ${what}`);
   }
 }
