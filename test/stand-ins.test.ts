@@ -2,8 +2,7 @@
  * The local stand-ins refuse what AWS refuses, in AWS's words and codes: Scheduler's validation of
  * one-time schedules, the HTTP API's 404 for a request no route matches, API Gateway's WebSocket
  * frame, message, idle and lifetime limits, and the `@connections` API's size limit and 410 for a
- * closed connection. Time limits run on the
- * runtime's clock, which the test moves.
+ * closed connection. Time limits run on the runtime's clock, which the test moves.
  */
 import { GetConnectionCommand, PostToConnectionCommand } from "@aws-sdk/client-apigatewaymanagementapi";
 import { CreateScheduleCommand, GetScheduleCommand, type CreateScheduleCommandInput } from "@aws-sdk/client-scheduler";
