@@ -42,6 +42,8 @@ describe.skipIf(noBrowser)("the standalone page opened from an approval link", (
     const page = await openBare(inbox, url);
     await page.getByTestId(`card-${id}`).waitFor();
     expect(await page.locator("#signin").isVisible()).toBe(false);
+    // The holder has no sign-in, so the page offers no way back to the inbox's sessions.
+    expect(await page.getByText("All sessions").isVisible()).toBe(false);
     expect(await text(page, `card-${id}`)).toContain("Tag v2.0?");
     await page
       .getByTestId(`card-${id}`)

@@ -23,7 +23,8 @@ function refusal(err) {
 /** Shows the link's elicitation and lets its holder answer it. @param {string} link */
 export async function openByLink(link) {
   endpoints();
-  for (const id of ["conn", "signout"]) byId(id).hidden = true;
+  // The holder of a link has no sign-in: the inbox's sessions are not theirs to go back to.
+  for (const id of ["conn", "signout", "back"]) byId(id).hidden = true;
   byId("who").textContent = "Opened from an approval link";
   byId("app").hidden = false;
   keepTimesFresh();
