@@ -1,9 +1,10 @@
 /**
  * `tollgate ask` parks like a runner and exits by the verdict (accept 0, decline 3, timeout 4,
- * cancel 5), and `tollgate demo` narrates a parent and its sub-agent through an approval, in order.
+ * cancel 5), and `tollgate demo` narrates a parent and its sub-agent through an approval, in order (and
+ * withdraws its prompt when it stops early).
  * Subprocesses against a local runtime with a short escalation grace.
  */
-import { expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { EXIT } from "../cli/exit.js";
 import { cli, cliRuntime, type CliRun } from "./support/cli.js";
 
@@ -98,4 +99,22 @@ it("demo narrates the child blocking, the parent woken after the grace, the answ
   const text = await cli(["demo", "--wait", "20"], { ...local.env, TOLLGATE_TOKEN: await local.t.token("service", "demo") });
   expect(text.stdout).toMatch(/^1\. The parent agent connects/);
   expect(text.stdout).toMatch(/\n9\. Done\.\n$/);
+});
+
+describe("a demo that stops early", () => {
+  // The runtime's default escalation grace (120 s): the parent hears nothing within the demo's --wait.
+  const patient = cliRuntime({ as: "runner" });
+
+  it("exits 1 and cancels its sub-agent's prompt, so none is left pending for a human", { timeout: 60_000 }, async () => {
+    const out = await cli(["demo", "--json", "--wait", "1"], { ...patient.env, TOLLGATE_TOKEN: await patient.t.token("service", "demo") });
+    expect(out.code).toBe(EXIT.refused);
+    expect(out.stderr).toMatch(/the parent heard no block notice within 1 s/);
+    const blocked = out.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l))
+      .find((s) => s.event === "child_blocked");
+    const read = await patient.t.http(patient.human, "GET", `/v1/elicitations/${blocked.elicitation_id}`);
+    expect(read.body).toMatchObject({ status: "resolved", verdict: { action: "cancel", reason: "cancelled" } });
+  });
 });
