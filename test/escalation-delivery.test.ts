@@ -6,7 +6,7 @@
 import { GetScheduleCommand, SchedulerClient } from "@aws-sdk/client-scheduler";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { Pusher } from "../functions/domain/push.js";
-import { scheduleName } from "../functions/domain/timers.js";
+import { scheduleName, timerKeys } from "../functions/domain/timers.js";
 import { domainOver } from "./support/domain.js";
 import { sleep, startTollgate, type Harness, type TestSocket } from "./support/tollgate.js";
 
@@ -88,7 +88,7 @@ it("gives up after three failed attempts, and a re-publish of the same request t
   expect(await working.elicitations.find("acme", b.id)).toMatchObject({ block_state: "armed", block_round: 2 });
   // The stream armed a second-round schedule for it.
   const scheduler = new SchedulerClient({ endpoint: t.runtime.httpUrl, region: "us-east-1", credentials });
-  const second = scheduleName("escalation", `acme-${b.id}-2`);
+  const second = scheduleName("escalation", timerKeys.escalation({ tenant: "acme", elicitation_id: b.id, block_round: 2 }));
   await expect
     .poll(() =>
       scheduler.send(new GetScheduleCommand({ Name: second, GroupName: "tollgate" })).then(

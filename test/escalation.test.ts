@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GetScheduleCommand, SchedulerClient } from "@aws-sdk/client-scheduler";
-import { scheduleName } from "../functions/domain/timers.js";
+import { scheduleName, timerKeys } from "../functions/domain/timers.js";
 import { sleep, startTollgate, type Harness, type TestSocket } from "./support/tollgate.js";
 
 let t: Harness;
@@ -119,7 +119,7 @@ describe("escalation", () => {
   it("deletes the pending escalation schedule when the block resolves in time", async () => {
     const b = await blockedChild("esc6");
     const scheduler = new SchedulerClient({ endpoint: t.runtime.httpUrl, region: "us-east-1", credentials: { accessKeyId: "local", secretAccessKey: "local" } });
-    const name = scheduleName("escalation", `acme-${b.elicitationId}-1`);
+    const name = scheduleName("escalation", timerKeys.escalation({ tenant: "acme", elicitation_id: b.elicitationId }));
     const state = () =>
       scheduler.send(new GetScheduleCommand({ Name: name, GroupName: "tollgate" })).then(
         () => "exists",

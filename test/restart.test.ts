@@ -7,7 +7,7 @@ import { GetScheduleCommand, SchedulerClient } from "@aws-sdk/client-scheduler";
 import { afterAll, expect, it } from "vitest";
 import { freePort } from "../local/dynamodb.js";
 import { mintToken } from "../local/tokens.js";
-import { scheduleName } from "../functions/domain/timers.js";
+import { scheduleName, timerKeys } from "../functions/domain/timers.js";
 
 const dataDir = mkdtempSync(join(tmpdir(), "tollgate-restart-"));
 const secret = "restart-secret";
@@ -59,7 +59,7 @@ it("keeps a pending elicitation and its deadline schedule across a restart", { t
   expect(raised.status).toBe(201);
   // Let the stream poller create the deadline schedule and checkpoint before stopping.
   const scheduler = new SchedulerClient({ endpoint: base, region: "us-east-1", credentials: { accessKeyId: "local", secretAccessKey: "local" } });
-  const name = scheduleName("deadline", "acme-elicit_r");
+  const name = scheduleName("deadline", timerKeys.deadline({ tenant: "acme", elicitation_id: "elicit_r" }));
   await expect
     .poll(
       () =>

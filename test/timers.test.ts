@@ -7,7 +7,7 @@
 import { SchedulerClient } from "@aws-sdk/client-scheduler";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { ConnectionItem } from "../functions/domain/items.js";
-import { schedulerTimers, type Timers } from "../functions/domain/timers.js";
+import { scheduleName, schedulerTimers, timerKeys, type Timers } from "../functions/domain/timers.js";
 import { readConfig } from "../functions/shared/config.js";
 import { env } from "../functions/shared/env.js";
 import { domainOver } from "./support/domain.js";
@@ -120,4 +120,36 @@ it("gives every one-time schedule a retry policy, and the dead-letter queue when
   ]);
   expect(created.map((input) => input.Target.DeadLetterConfig)).toEqual([{ Arn: dlq }, undefined]);
   client.destroy();
+});
+
+it("two tenants' deadlines never share a schedule, whatever hyphens their ids hold (acme/eu-1 and acme-eu/1)", async () => {
+  const raise = async (tenant: string, id: string) => {
+    const socket = await t.socket(await t.token("runner", `r-${tenant}`, tenant));
+    await socket.request({ action: "hello", sessions: [{ session_id: `deadline_${tenant}` }] });
+    const parked = await socket.request({ action: "elicit", session_id: `deadline_${tenant}`, elicitation_id: id, params: { message: `${id}?` }, timeout_seconds: 60 });
+    expect(parked.type).toBe("elicitation.parked");
+  };
+  await raise("acme", "eu-1");
+  await raise("acme-eu", "1");
+  await t.quietScan(); // both raises' stream records are handled: their deadlines are scheduled
+  const names = [timerKeys.deadline({ tenant: "acme", elicitation_id: "eu-1" }), timerKeys.deadline({ tenant: "acme-eu", elicitation_id: "1" })].map((key) => scheduleName("deadline", key));
+  expect(new Set(names).size).toBe(2);
+  for (const name of names) expect(t.runtime.pendingSchedules()).toContain(name);
+  await t.elapse(61_000);
+  for (const [tenant, id] of [
+    ["acme", "eu-1"],
+    ["acme-eu", "1"],
+  ]) {
+    const human = await t.token("human", `h-${tenant}`, tenant);
+    await eventually(async () => expect((await t.http(human, "GET", `/v1/elicitations/${id}`)).body.verdict?.reason).toBe("timeout"));
+  }
+});
+
+it("keys whose ids hold hyphens stay apart: a reminder or delivery attempt of one target never takes another's schedule", () => {
+  const names = (keys: string[]) => new Set(keys.map((key) => scheduleName("reminder", key))).size;
+  expect(names([timerKeys.reminder("acme", "a-b", "c", 1), timerKeys.reminder("acme", "a", "b-c", 1)])).toBe(2);
+  expect(names([timerKeys.notify("acme", "ops", "eu-1.requested", 1), timerKeys.notify("acme", "ops-eu", "1.requested", 1)])).toBe(2);
+  expect(names([timerKeys.runnerGone("acme", "eu-c1"), timerKeys.runnerGone("acme-eu", "c1")])).toBe(2);
+  // Ids without a hyphen keep the names that read as what they guard.
+  expect(scheduleName("deadline", timerKeys.deadline({ tenant: "acme", elicitation_id: "e1" }))).toBe("deadline-acme-e1");
 });

@@ -16,17 +16,24 @@ export interface Timers {
   cancel(timer: TimerName, key: string): Promise<void>;
 }
 
+/**
+ * A key made of its parts: joined by `-` when none holds one, so the schedule's name reads as what it
+ * guards; otherwise as a JSON list, which is never a valid name and so is hashed. Ids may hold `-`:
+ * joined, tenant `acme` with elicitation `eu-1` and tenant `acme-eu` with `1` would be one schedule.
+ */
+const keyOf = (...parts: (string | number)[]): string => (parts.some((part) => String(part).includes("-")) ? JSON.stringify(parts) : parts.join("-"));
+
 /** What each timer guards, as the key of its schedule. */
 export const timerKeys = {
-  deadline: (item: Pick<ElicitationItem, "tenant" | "elicitation_id">) => `${item.tenant}-${item.elicitation_id}`,
+  deadline: (item: Pick<ElicitationItem, "tenant" | "elicitation_id">) => keyOf(item.tenant, item.elicitation_id),
   /** One per block round: a re-armed block gets a schedule of its own. */
-  escalation: (item: Pick<ElicitationItem, "tenant" | "elicitation_id" | "block_round">) => `${item.tenant}-${item.elicitation_id}-${item.block_round ?? 1}`,
-  runnerGone: (tenant: string, connectionId: string) => `${tenant}-${connectionId}`,
+  escalation: (item: Pick<ElicitationItem, "tenant" | "elicitation_id" | "block_round">) => keyOf(item.tenant, item.elicitation_id, item.block_round ?? 1),
+  runnerGone: (tenant: string, connectionId: string) => keyOf(tenant, connectionId),
   /** One per attempt (a retry is a schedule of its own), and one per lease of an attempt to look at once the lease is over. */
   notify: (tenant: string, targetId: string, eventId: string, attempt: number, afterLease?: number) =>
-    `${tenant}-${targetId}-${eventId}-${attempt}${afterLease === undefined ? "" : `-lease-${afterLease}`}`,
+    keyOf(tenant, targetId, eventId, attempt, ...(afterLease === undefined ? [] : ["lease", afterLease])),
   /** One per round of one target's reminders of one elicitation. */
-  reminder: (tenant: string, elicitationId: string, targetId: string, round: number) => `${tenant}-${elicitationId}-${targetId}-${round}`,
+  reminder: (tenant: string, elicitationId: string, targetId: string, round: number) => keyOf(tenant, elicitationId, targetId, round),
 };
 
 /** A timer to start: when it is due, and the job it does then (what its Scheduler target does with `input`). */
