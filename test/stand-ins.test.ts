@@ -90,6 +90,35 @@ describe("Scheduler", () => {
     await create("with-dlq", { Target: { ...target, RetryPolicy: { MaximumRetryAttempts: 185, MaximumEventAgeInSeconds: 86_400 }, DeadLetterConfig: { Arn: dlq } } });
     expect(await exists("with-dlq")).toBe(true);
   });
+
+  it("refuses a schedule without its flexible time window, or with a target or role ARN AWS would not take", async () => {
+    // What a function gets in the cloud for a timer its catalog entry does not list: no ARN in its environment.
+    expect(await refusal(create("no-target", { Target: { ...target, Arn: "" } }))).toMatchObject({
+      name: "ValidationException",
+      message: expect.stringContaining("'target.arn' failed to satisfy constraint: Member must have length greater than or equal to 1"),
+    });
+    expect(await refusal(create("no-role", { Target: { ...target, RoleArn: "" } }))).toMatchObject({ name: "ValidationException", message: expect.stringContaining("target.roleArn") });
+    expect(await refusal(create("user-role", { Target: { ...target, RoleArn: "arn:aws:iam::000000000000:user/someone" } }))).toMatchObject({
+      name: "ValidationException",
+      message: expect.stringContaining("target.roleArn"),
+    });
+    expect(await refusal(create("empty-input", { Target: { ...target, Input: "" } }))).toMatchObject({ name: "ValidationException", message: expect.stringContaining("target.input") });
+    expect(await refusal(create("no-window", { FlexibleTimeWindow: undefined }))).toMatchObject({
+      name: "ValidationException",
+      message: expect.stringContaining("'flexibleTimeWindow' failed to satisfy constraint: Member must not be null"),
+    });
+    expect(await refusal(create("bad-window", { FlexibleTimeWindow: { Mode: "LATER" as "OFF" } }))).toMatchObject({
+      name: "ValidationException",
+      message: expect.stringContaining("flexibleTimeWindow.mode"),
+    });
+    expect(await refusal(create("wide-window", { FlexibleTimeWindow: { Mode: "FLEXIBLE", MaximumWindowInMinutes: 1441 } }))).toMatchObject({
+      name: "ValidationException",
+      message: expect.stringContaining("flexibleTimeWindow.maximumWindowInMinutes"),
+    });
+    for (const name of ["no-target", "no-role", "user-role", "empty-input", "no-window", "bad-window", "wide-window"]) expect(await exists(name)).toBe(false);
+    await create("flexible", { FlexibleTimeWindow: { Mode: "FLEXIBLE", MaximumWindowInMinutes: 15 } });
+    expect(await exists("flexible")).toBe(true);
+  });
 });
 
 /** A runner socket that said hello: its connection id. */

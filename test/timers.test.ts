@@ -102,8 +102,9 @@ it("gives every one-time schedule a retry policy, and the dead-letter queue when
   const client = new SchedulerClient({ endpoint: t.runtime.httpUrl, region: "us-east-1", credentials: { accessKeyId: "local", secretAccessKey: "local" } });
   client.middlewareStack.add((next) => async (args) => (sent.push(args.input), next(args)), { step: "initialize", name: "recordInput" });
   const dlq = "arn:aws:sqs:us-east-1:000000000000:tollgate-schedules-dlq";
-  const withQueue = readConfig({ ...process.env, [env.schedulerDeadLetterArn]: dlq }).scheduler;
-  const without = readConfig({ ...process.env, [env.schedulerDeadLetterArn]: "" }).scheduler;
+  // The runtime's targets and role (Scheduler refuses empty ones), with and without the queue.
+  const withQueue = { ...t.runtime.config.scheduler, deadLetterArn: readConfig({ [env.schedulerDeadLetterArn]: dlq }).scheduler.deadLetterArn };
+  const without = { ...t.runtime.config.scheduler, deadLetterArn: readConfig({ [env.schedulerDeadLetterArn]: "" }).scheduler.deadLetterArn };
   const at = new Date(Date.now() + 3_600_000);
   for (const [key, config] of [
     ["dlq-on", withQueue],
