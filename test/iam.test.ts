@@ -7,13 +7,14 @@
  * runtime hands the secret to the functions directly instead.
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { functions, type DynamoAction, type FunctionName, readsJwtSecret } from "../functions/catalog.js";
+import { functions, type DynamoAction, type FunctionName, readsJwtSecret, type TimerName, timerFunctions } from "../functions/catalog.js";
+import { functionArn } from "../local/lambda.js";
 import { mintToken } from "../local/tokens.js";
 import { observeAwsCalls } from "./support/aws-calls.js";
 import { startReceiver, type Receiver } from "./support/receiver.js";
 import { SECRET, eventually, sleep, startTollgate, type Harness } from "./support/tollgate.js";
 
-type Call = { fn: FunctionName; client: string; command: string; actions: string[] };
+type Call = { fn: FunctionName; client: string; command: string; actions: string[]; timer?: TimerName };
 const calls: Call[] = [];
 
 /** The IAM actions a call needs: its operation, or for a transaction the operation of each of its items. */
@@ -24,6 +25,9 @@ function actionsOf(command: string, input: any): string[] {
   return input.TransactItems.map((write: object) => item[Object.keys(write)[0]]);
 }
 
+/** The timer a schedule targets: in the cloud a function knows the ARNs of its entry's `scheduler` timers only. */
+const timerOf = (input: any): TimerName | undefined => (Object.keys(timerFunctions) as TimerName[]).find((timer) => input?.Target?.Arn && functionArn(timerFunctions[timer]) === input.Target.Arn);
+
 let t: Harness;
 let receiver: Receiver;
 let stopObserving = () => {};
@@ -31,7 +35,7 @@ beforeAll(async () => {
   receiver = await startReceiver();
   t = await startTollgate({ notifyRetryMs: [200] });
   stopObserving = observeAwsCalls(t.runtime.clients, ({ fn, client, command, input }) => {
-    if (fn) calls.push({ fn, client, command, actions: actionsOf(command, input) });
+    if (fn) calls.push({ fn, client, command, actions: actionsOf(command, input), timer: timerOf(input) });
   });
 });
 afterAll(async () => {
@@ -115,8 +119,10 @@ it("calls only what the catalog (and so its IAM policy) allows, in every functio
     const spec = functions[call.fn];
     for (const action of call.actions) {
       if (call.client === "DynamoDBClient") expect(spec.table as readonly DynamoAction[], `${call.fn} calls dynamodb:${action}`).toContain(action);
-      else if (call.client === "SchedulerClient") expect("scheduler" in spec, `${call.fn} calls scheduler ${action}`).toBe(true);
-      else if (call.client === "ApiGatewayManagementApiClient") {
+      else if (call.client === "SchedulerClient") {
+        expect("scheduler" in spec, `${call.fn} calls scheduler ${action}`).toBe(true);
+        if (action === "CreateSchedule") expect((spec as { scheduler?: readonly TimerName[] }).scheduler, `${call.fn} schedules ${call.timer}`).toContain(call.timer);
+      } else if (call.client === "ApiGatewayManagementApiClient") {
         // The policy grants POST to `connections`, and POST and DELETE to `closesConnections` (an expired token's connection).
         if (action === "DeleteConnection") expect("closesConnections" in spec, `${call.fn} closes connections`).toBe(true);
         else expect("connections" in spec || "closesConnections" in spec, `${call.fn} posts to connections`).toBe(true);
