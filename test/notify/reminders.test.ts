@@ -172,6 +172,29 @@ it("a target without an interval, or not wanting reminders, gets none; one that 
   expect(await eventsTo(t, "wants")).toEqual(["el_some.reminder.1"]);
 });
 
+it("a changed interval applies after the round already scheduled, which keeps its time", async () => {
+  const t = await fresh();
+  const hook = await target(t, "slower", { events: ["elicitation.reminder"], sessions: ["conv_slower"], remind_after_seconds: 60, remind_times: 3 });
+  await raise(t, "conv_slower", "el_slower");
+  await t.scheduled(roundName("el_slower", "slower", 1));
+  await t.elapse(INTERVAL_MS);
+  await expectReminders(t, hook, "slower", "el_slower", 1);
+  expect(pending(t, "el_slower", "slower", 2)).toBe(true);
+  // Twice the interval now: round 2 was scheduled with the old one and comes at its time.
+  const service = await t.token("service", "svc");
+  const changed = { kind: "webhook", url: receiver.url("/slower"), events: ["elicitation.reminder"], sessions: ["conv_slower"], remind_after_seconds: 120, remind_times: 3 };
+  expect((await t.http(service, "PUT", "/v1/notification-targets/slower", changed)).status).toBe(200);
+  await t.elapse(INTERVAL_MS);
+  await expectReminders(t, hook, "slower", "el_slower", 2);
+  // Round 3 counts the new interval from round 2.
+  expect(pending(t, "el_slower", "slower", 3)).toBe(true);
+  await t.elapse(INTERVAL_MS);
+  await t.quietScan();
+  expect(receiver.at("/slower")).toHaveLength(2);
+  await t.elapse(INTERVAL_MS);
+  await expectReminders(t, hook, "slower", "el_slower", 3);
+});
+
 it("remind_times is shown, 3 by default; bad values are bad_request and change nothing", async () => {
   const t = await fresh();
   const service = await t.token("service", "svc");
