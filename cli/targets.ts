@@ -53,7 +53,8 @@ function bodyOf(o: AddOptions): PutTargetBody {
   if (checked.success) return checked.data;
   const [field, index] = checked.error.issues[0].path;
   const value = typeof index === "number" ? ` "${(body[field as "events"] ?? [])[index]}"` : "";
-  throw usageError(`${FLAGS[String(field)]}${value}: ${checked.error.issues[0].message}`);
+  const message = checked.error.issues[0].message.replace(/\b[a-z]+(?:_[a-z]+)+\b/g, (word) => FLAGS[word] ?? word); // "needs remind_after_seconds" names its flag
+  throw usageError(`${FLAGS[String(field)]}${value}: ${message}`);
 }
 
 const ALL_EVENTS = NotificationEvent.options.join(",");

@@ -170,7 +170,7 @@ describe("refusals", () => {
       [["add", "bad", "--kind", "webhook", "--target-url", url, "--remind-after", "5"], /^tollgate: --remind-after takes a whole number from 60 to 604800/],
       [["add", "bad", "--kind", "webhook", "--target-url", url, "--remind-after", "1h"], /^tollgate: --remind-after takes a whole number/],
       [["add", "bad", "--kind", "webhook", "--target-url", url, "--remind-after", "60", "--remind-times", "25"], /^tollgate: --remind-times takes a whole number from 1 to 24/],
-      [["add", "bad", "--kind", "webhook", "--target-url", url, "--remind-times", "2"], /^tollgate: --remind-times: needs remind_after_seconds/],
+      [["add", "bad", "--kind", "webhook", "--target-url", url, "--remind-times", "2"], /^tollgate: --remind-times: needs --remind-after$/m],
       [["add", "bad id", "--kind", "webhook", "--target-url", url], /^tollgate: the target id must be 1 to 128 characters/],
       [["rm", "x".repeat(129)], /^tollgate: the target id must be/],
       [["rotate"], /missing required argument 'id'/],
