@@ -46,8 +46,9 @@ async function mcp(o: McpOptions, command: Command) {
   if (o.http !== undefined) return serveHttp(runner, tools, wholeNumber(o.http, "--http", 0, 65_535));
   const server = tollgateMcpServer(runner, tools);
   const transport = new StdioServerTransport();
-  transport.onclose = () => runner.close(); // the agent closed stdin: nothing left to ask for
+  transport.onclose = () => runner.close(); // the agent is gone: nothing left to ask for
   await server.connect(transport);
+  process.stdin.once("end", () => void server.close()); // the SDK's stdio transport does not notice that stdin ended
 }
 
 export function mcpCommand(program: Command) {

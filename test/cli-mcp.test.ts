@@ -2,6 +2,8 @@
  * `tollgate mcp` over stdio, driven by the official SDK's Client as an agent drives it:
  * request_approval and permission_prompt, answered by a human over HTTP, declined, and timed out.
  */
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -95,4 +97,18 @@ it("a call without any session is a tool error that says what to pass", async ()
   const reply = await client.callTool({ name: "request_approval", arguments: { message: "Where am I?" } });
   expect(reply.isError).toBe(true);
   expect(text(reply)).toContain("no session");
+}, 60_000);
+
+it("the server exits when the agent closes its stdin (an agent that died leaves no server behind)", async () => {
+  const env = { PATH: process.env.PATH ?? "", NO_COLOR: "1", TOLLGATE_URL: t.runtime.httpUrl, TOLLGATE_TOKEN: await t.token("runner") };
+  const server = spawn(process.execPath, [bin, "mcp", "--session", "mcp_cli_eof"], { env, stdio: ["pipe", "pipe", "pipe"] });
+  const exited = once(server, "exit");
+  const hello = { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "agent", version: "1.0.0" } } };
+  server.stdin.write(`${JSON.stringify(hello)}\n`);
+  await once(server.stdout, "data"); // initialized: the runner is connected
+  server.stdin.end();
+  const timer = setTimeout(() => server.kill(), 15_000);
+  const [code, signal] = await exited;
+  clearTimeout(timer);
+  expect({ code, signal }).toEqual({ code: 0, signal: null });
 }, 60_000);
