@@ -7,6 +7,7 @@ import { randomUUID } from "node:crypto";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import * as z from "zod";
 import { LIMITS } from "../functions/shared/schemas.js";
+import { keepAlive, type ElicitationContext } from "../sdk/mcp.js";
 import { TollgateError, type FormParams, type TollgateRunner, type Verdict } from "../sdk/runner.js";
 
 export interface McpToolsOptions {
@@ -14,6 +15,8 @@ export interface McpToolsOptions {
   session?: string;
   /** The deadline when the caller gives none (`--timeout`; Tollgate's default otherwise). */
   timeoutSeconds?: number;
+  /** While a human thinks, a call that carries a `progressToken` gets a progress notification this often (default 10 s). */
+  progressEveryMs?: number;
 }
 
 const SessionArg = z
@@ -57,14 +60,19 @@ function permissionQuestion(toolName: string, input: Record<string, unknown>): s
 export function tollgateMcpServer(runner: TollgateRunner, options: McpToolsOptions = {}): McpServer {
   const registered = new Set<string>();
   /** Parks in the caller's session (registered on first use) until the verdict. */
-  async function park(sessionId: string | undefined, params: FormParams, timeoutSeconds: number | undefined, signal: AbortSignal): Promise<Verdict> {
+  async function park(sessionId: string | undefined, params: FormParams, timeoutSeconds: number | undefined, extra: ElicitationContext & { signal: AbortSignal }): Promise<Verdict> {
     const session = sessionId ?? options.session;
     if (!session) throw new Error("no session: pass session_id, or start the server with --session");
     if (!registered.has(session)) {
       await runner.addSession({ session_id: session });
       registered.add(session);
     }
-    return runner.elicit({ sessionId: session, elicitationId: `elicit_${randomUUID()}`, params, timeoutSeconds: timeoutSeconds ?? options.timeoutSeconds, signal });
+    const stop = keepAlive(extra, options.progressEveryMs ?? 10_000); // so a caller with resetTimeoutOnProgress waits as long as the human takes
+    try {
+      return await runner.elicit({ sessionId: session, elicitationId: `elicit_${randomUUID()}`, params, timeoutSeconds: timeoutSeconds ?? options.timeoutSeconds, signal: extra.signal });
+    } finally {
+      stop();
+    }
   }
   /** A refusal is a tool error the agent can read, with Tollgate's code. */
   const refused = (error: unknown) => ({
@@ -88,7 +96,7 @@ export function tollgateMcpServer(runner: TollgateRunner, options: McpToolsOptio
     async ({ message, requestedSchema, timeout_seconds, session_id }, extra) => {
       try {
         const params: FormParams = { message, ...(requestedSchema ? { requestedSchema: requestedSchema as FormParams["requestedSchema"] } : {}) };
-        const out = verdictOut(await park(session_id, params, timeout_seconds, extra.signal));
+        const out = verdictOut(await park(session_id, params, timeout_seconds, extra));
         return { structuredContent: out, content: [{ type: "text", text: JSON.stringify(out) }] };
       } catch (error) {
         return refused(error);
@@ -108,7 +116,7 @@ export function tollgateMcpServer(runner: TollgateRunner, options: McpToolsOptio
     },
     async ({ tool_name, input, session_id }, extra) => {
       try {
-        const verdict = await park(session_id, { message: permissionQuestion(tool_name, input) }, undefined, extra.signal);
+        const verdict = await park(session_id, { message: permissionQuestion(tool_name, input) }, undefined, extra);
         return { content: [{ type: "text", text: JSON.stringify(permissionAnswer(verdict, input)) }] };
       } catch (error) {
         return refused(error);

@@ -64,8 +64,8 @@ function tollgateParams(params: ElicitRequest["params"]): ElicitParams {
   return { message: params.message, requestedSchema: { type, properties, ...(required ? { required } : {}) } as FormParams["requestedSchema"] };
 }
 
-/** Keeps the asker's request alive with progress notifications while it carries a token to hang them on. */
-function keepAlive(context: ElicitationContext | undefined, everyMs: number): () => void {
+/** Keeps the asker's request alive with progress notifications while it carries a token to hang them on; returns the stop. */
+export function keepAlive(context: ElicitationContext | undefined, everyMs: number): () => void {
   const progressToken = context?._meta?.progressToken ?? context?.mcpReq?._meta?.progressToken;
   const send = context?.sendNotification ?? context?.mcpReq?.notify;
   if (progressToken === undefined || !send) return () => undefined;

@@ -7,7 +7,9 @@ import { once } from "node:events";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { tollgateMcpServer } from "../cli/mcp-tools.js";
 import { answer, pendingIn } from "./support/mcp.js";
 import { startTollgate, type Harness } from "./support/tollgate.js";
 
@@ -111,4 +113,22 @@ it("the server exits when the agent closes its stdin (an agent that died leaves 
   const [code, signal] = await exited;
   clearTimeout(timer);
   expect({ code, signal }).toEqual({ code: 0, signal: null });
+}, 60_000);
+
+it("a human slower than the caller's request timeout: progress keeps a call with resetTimeoutOnProgress alive", async () => {
+  const runner = await t.runner();
+  const server = tollgateMcpServer(runner, { session: "mcp_cli_slow", progressEveryMs: 200 });
+  const client = new Client({ name: "agent", version: "1.0.0" });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  await client.connect(clientSide);
+  clients.push(client);
+  let progress = 0;
+  const waits = { timeout: 1_000, resetTimeoutOnProgress: true, maxTotalTimeout: 30_000, onprogress: () => void progress++ };
+  const called = client.callTool({ name: "permission_prompt", arguments: { tool_name: "Bash", input: { command: "make" } } }, undefined, waits);
+  const id = await pendingIn(t, human, "mcp_cli_slow");
+  await new Promise((resolve) => setTimeout(resolve, 3_000)); // three request timeouts
+  await answer(t, human, "mcp_cli_slow", id, { action: "accept" });
+  expect(JSON.parse(text(await called))).toEqual({ behavior: "allow", updatedInput: { command: "make" } });
+  expect(progress).toBeGreaterThan(3);
 }, 60_000);
