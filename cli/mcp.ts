@@ -19,9 +19,24 @@ interface McpOptions {
   http?: string;
 }
 
+/** Whether a request names a loopback host: a web page DNS-rebound to 127.0.0.1 names its own. */
+function toLoopback(host: string | undefined): boolean {
+  try {
+    return ["127.0.0.1", "localhost", "[::1]"].includes(new URL(`http://${host}`).hostname);
+  } catch {
+    return false;
+  }
+}
+
 /** Streamable HTTP, stateless: each POST gets its own server over the one runner connection. */
 function serveHttp(runner: TollgateRunner, tools: McpToolsOptions, port: number) {
   const http = createServer((req, res) => {
+    // MCP's transport rules: a local server validates the host of every request, so no web page can call its tools.
+    if (!toLoopback(req.headers.host)) {
+      const error = { code: -32000, message: `tollgate mcp answers requests for 127.0.0.1 and localhost only, not ${req.headers.host}` };
+      res.writeHead(403, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", error, id: null }));
+      return;
+    }
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     const server = tollgateMcpServer(runner, tools);
     res.on("close", () => void transport.close().then(() => server.close()));

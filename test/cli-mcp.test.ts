@@ -4,9 +4,11 @@
  */
 import { spawn } from "node:child_process";
 import { once } from "node:events";
+import { request } from "node:http";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { tollgateMcpServer } from "../cli/mcp-tools.js";
@@ -131,4 +133,30 @@ it("a human slower than the caller's request timeout: progress keeps a call with
   await answer(t, human, "mcp_cli_slow", id, { action: "accept" });
   expect(JSON.parse(text(await called))).toEqual({ behavior: "allow", updatedInput: { command: "make" } });
   expect(progress).toBeGreaterThan(3);
+}, 60_000);
+
+it("--http: an agent on 127.0.0.1 lists the tools; a request for another host (a DNS-rebound web page) is refused and asks no one", async () => {
+  const env = { PATH: process.env.PATH ?? "", NO_COLOR: "1", TOLLGATE_URL: t.runtime.httpUrl, TOLLGATE_TOKEN: await t.token("runner") };
+  const server = spawn(process.execPath, [bin, "mcp", "--session", "mcp_cli_http", "--http", "0"], { env, stdio: ["ignore", "ignore", "pipe"] });
+  try {
+    let said = "";
+    server.stderr.on("data", (chunk) => void (said += chunk));
+    await expect.poll(() => said, { timeout: 20_000 }).toMatch(/http:\/\/127\.0\.0\.1:\d+\/mcp/);
+    const url = new URL(said.match(/http:\/\/127\.0\.0\.1:\d+\/mcp/)?.[0] ?? "");
+    const client = new Client({ name: "agent", version: "1.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(url));
+    clients.push(client);
+    expect((await client.listTools()).tools.map((tool) => tool.name).sort()).toEqual(["permission_prompt", "request_approval"]);
+
+    const call = { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "request_approval", arguments: { message: "Paste this into your shell?" } } };
+    const headers = { host: `rebound.example:${url.port}`, origin: `http://rebound.example:${url.port}`, "content-type": "application/json", accept: "application/json, text/event-stream" };
+    const req = request(url, { method: "POST", headers });
+    req.end(JSON.stringify(call));
+    const [res] = await once(req, "response");
+    res.resume();
+    expect(res.statusCode).toBe(403);
+    expect((await t.http(human, "GET", "/v1/sessions/mcp_cli_http")).body?.pending_elicitations ?? []).toEqual([]);
+  } finally {
+    server.kill();
+  }
 }, 60_000);
