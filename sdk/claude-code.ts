@@ -4,7 +4,7 @@
  * that let a rerun of the hook join the same wait, and the decision in the hook's output shape.
  */
 import * as z from "zod";
-import { digest, idOf } from "./ids.js";
+import { idOf } from "./ids.js";
 import type { ElicitParams, SessionInfo, Verdict } from "./runner.js";
 
 export const HookInput = z.looseObject({
@@ -39,11 +39,14 @@ export async function hookSessions(input: HookInput): Promise<{ session: Session
   return { session: child, parent: main };
 }
 
-/** The tool call's id, or a hash of the request when Claude Code gives none: a rerun of the hook joins the same wait. */
+/**
+ * The tool call's id, so a rerun of the hook joins the same wait. Without one (a `PermissionRequest`
+ * has none) each run asks anew: nothing else tells a rerun from a later call with the same input,
+ * and that call must not get the earlier verdict.
+ */
 export async function hookElicitationId(input: HookInput): Promise<string> {
   const event = input.hook_event_name === "PreToolUse" ? "pre" : "perm";
-  const call = input.tool_use_id ?? (await digest(JSON.stringify([input.session_id, input.agent_id, input.tool_name, input.tool_input])));
-  return idOf(`claude-code:${event}:`, call);
+  return idOf(`claude-code:${event}:`, input.tool_use_id ?? crypto.randomUUID());
 }
 
 const text = (value: unknown) => (typeof value === "string" ? value : (JSON.stringify(value, null, 2) ?? ""));

@@ -103,6 +103,20 @@ it("the same tool_use_id again joins the same wait: one card, and a rerun after 
   expect(session.body.sessions[0].pending_elicitations_count).toBe(0);
 });
 
+it("PermissionRequest carries no tool_use_id: a later call with the same input is asked anew, never handed the earlier verdict", { timeout: 120_000 }, async () => {
+  const push = permissionRequest("cc-again", "Bash", { command: "git push --force" });
+  const first = hook(push);
+  const once = await card("claude-code:cc-again");
+  expect((await answer("claude-code:cc-again", once.elicitation_id, "accept")).status).toBe(200);
+  expect((await decision(first)).hookSpecificOutput.decision).toEqual({ behavior: "allow" });
+
+  const later = hook(push);
+  const again = await card("claude-code:cc-again");
+  expect(again.elicitation_id).not.toBe(once.elicitation_id);
+  expect((await answer("claude-code:cc-again", again.elicitation_id, "decline", { message: "Not twice." })).status).toBe(200);
+  expect((await decision(later)).hookSpecificOutput.decision).toEqual({ behavior: "deny", message: "Not twice." });
+});
+
 it("Tollgate down or a refused token: a deny that says so, exit 0", { timeout: 90_000 }, async () => {
   const down = await cli(["hook", "claude-code"], { ...local.env, TOLLGATE_URL: "http://127.0.0.1:1" }, JSON.stringify(preToolUse("cc-down", "toolu_01DOWN")));
   expect(down.code).toBe(0);
