@@ -141,10 +141,11 @@ export function createGateway(options: { invoke: Invoke; clock: Clock; mounts: M
     },
     /** Closing the gateway disconnects every client, as API Gateway would: their reconnect grace starts. */
     async close() {
+      // Stop listening first: a runner that reconnected while its old socket closed kept the server open for ever.
+      const closed = server.listening ? new Promise<void>((done) => server.close(() => done())) : undefined;
       await sockets.closeAll();
-      if (!server.listening) return;
-      await new Promise<void>((done) => server.close(() => done()));
       server.closeAllConnections();
+      await closed;
     },
   };
 }

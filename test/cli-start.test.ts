@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, expect, it } from "vitest";
 import { EXIT } from "../cli/exit.js";
+import { TollgateRunner } from "../sdk/runner.js";
 import { cli, startCli, type CliRun } from "./support/cli.js";
 
 let run: CliRun | undefined;
@@ -23,7 +24,7 @@ const freePort = () =>
     });
   });
 
-it("starts the runtime, serves the OpenAPI document, accepts development tokens, stops on SIGTERM", { timeout: 120_000 }, async () => {
+it("starts the runtime, serves the OpenAPI document, accepts development tokens, stops on SIGTERM with a runner connected", { timeout: 120_000 }, async () => {
   const port = await freePort();
   const noSecret = { TOLLGATE_JWT_SECRET: "", TOLLGATE_DYNAMODB_ENDPOINT: "" };
   run = startCli(["start", "--port", String(port), "--data-dir", mkdtempSync(join(tmpdir(), "tollgate-cli-start-"))], noSecret);
@@ -39,6 +40,11 @@ it("starts the runtime, serves the OpenAPI document, accepts development tokens,
   expect(pending.code, pending.stderr).toBe(EXIT.ok);
   expect(JSON.parse(pending.stdout)).toEqual({ sessions: [] });
 
+  // A runner stays connected, and reconnects at once when its socket closes: the runtime stops all the same.
+  const runnerToken = (await cli(["token", "--role", "runner"], noSecret)).stdout.trim();
+  const runner = new TollgateRunner({ url: `ws://127.0.0.1:${port}/ws`, token: runnerToken, sessions: [{ session_id: "cli_start_runner" }] });
+  await runner.connect();
   run.child.kill("SIGTERM");
   expect(await run.exited).toBe(0);
+  runner.close();
 });
