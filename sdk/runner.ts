@@ -86,7 +86,6 @@ interface Wait {
 
 type Timer = ReturnType<typeof setTimeout>;
 const unref = (timer: Timer) => (timer as { unref?: () => void }).unref?.();
-const sleep = (ms: number) => new Promise<void>((done) => unref(setTimeout(done, ms)));
 
 export class TollgateRunner {
   private link?: Link;
@@ -102,6 +101,8 @@ export class TollgateRunner {
   /** A frame arrived since the last ping: the connection is alive. */
   private heard = true;
   private currentConnection?: string;
+  /** Ends the pause between two connection attempts at once (when the runner closes). */
+  private endPause?: () => void;
 
   constructor(private readonly options: RunnerOptions) {
     for (const s of options.sessions ?? []) this.sessions.set(s.session_id, s);
@@ -180,6 +181,7 @@ export class TollgateRunner {
   close(): void {
     this.closed = true;
     clearInterval(this.pinger);
+    this.endPause?.();
     this.link?.close(1000);
     this.failWaits(new TollgateError("closed", "runner closed"));
   }
@@ -219,11 +221,16 @@ export class TollgateRunner {
   private async open(): Promise<void> {
     let refusals = 0;
     for (;;) {
+      if (this.closed) throw new TollgateError("closed", "runner closed");
       try {
         const link = await dial(this.options.url, await this.token(), this.options.transport ?? "auto", {
           message: (link, text) => this.receive(link, text),
           closed: (link) => this.lost(link),
         });
+        if (this.closed) {
+          link.close(1000); // closed while it dialed
+          throw new TollgateError("closed", "runner closed");
+        }
         this.link = link;
         for (const frame of helloFrames([...this.sessions.values()], [...this.waits.keys()])) {
           const ok = await this.request(frame, "hello.ok");
@@ -239,9 +246,23 @@ export class TollgateRunner {
         // A string token refused once is refused for good; a provider may give a better one.
         if (refused && (typeof this.options.token === "string" || ++refusals >= REFUSALS)) throw error;
         if (!refused && error.code !== "connection_lost") throw error;
-        await sleep(this.backoffMs(this.attempt++));
+        await this.pause(this.backoffMs(this.attempt++));
       }
     }
+  }
+
+  /**
+   * The pause between connection attempts. Unlike the keepalive it holds the process open, as the
+   * socket it replaces did: a runner that awaits a verdict does not end while Tollgate is out of reach.
+   */
+  private pause(ms: number): Promise<void> {
+    return new Promise<void>((done) => {
+      const timer = setTimeout(done, ms);
+      this.endPause = () => {
+        clearTimeout(timer);
+        done();
+      };
+    }).finally(() => (this.endPause = undefined));
   }
 
   private lost(link: Link) {

@@ -4,6 +4,7 @@
  * withdraws its prompt when it stops early).
  * Subprocesses against a local runtime with a short escalation grace.
  */
+import { createConnection, createServer, type AddressInfo, type Server, type Socket } from "node:net";
 import { describe, expect, it } from "vitest";
 import { EXIT } from "../cli/exit.js";
 import { cli, cliRuntime, type CliRun } from "./support/cli.js";
@@ -60,6 +61,52 @@ it("Ctrl-C cancels the elicitation (the human's card closes) and exits 5", { tim
   expect(await run.exited).toBe(EXIT.cancelled);
   const read = await local.t.http(local.human, "GET", `/v1/elicitations/${id}`);
   expect(read.body).toMatchObject({ status: "resolved", verdict: { action: "cancel", reason: "cancelled" } });
+});
+
+/** A TCP relay to the runtime that can be taken away (nothing listens, every connection cut) and brought back on its port. */
+async function outageRelay(target: URL) {
+  const sockets = new Set<Socket>();
+  let server: Server | undefined;
+  const listen = (port: number) =>
+    new Promise<number>((done) => {
+      server = createServer((client) => {
+        const upstream = createConnection({ host: target.hostname, port: Number(target.port) });
+        for (const [a, b] of [
+          [client, upstream],
+          [upstream, client],
+        ]) {
+          sockets.add(a);
+          a.pipe(b);
+          a.on("error", () => b.destroy());
+          a.on("close", () => (sockets.delete(a), b.destroy()));
+        }
+      });
+      server.listen(port, "127.0.0.1", () => done((server!.address() as AddressInfo).port));
+    });
+  const port = await listen(0);
+  const down = () => {
+    server?.close();
+    for (const s of sockets) s.destroy();
+  };
+  return { url: `ws://127.0.0.1:${port}${target.pathname}`, down, up: () => listen(port) };
+}
+
+it("Tollgate out of reach for a while: the wait goes on, and the verdict given meanwhile ends it", { timeout: 60_000 }, async () => {
+  const relay = await outageRelay(new URL(local.t.runtime.wsUrl));
+  try {
+    const run = local.start(["ask", "Deploy ask_outage?", "--session", "ask_outage", "--ws-url", relay.url]);
+    const id = /(elicit_\S+)/.exec(await run.line(/waiting for a verdict on/))![1];
+    relay.down();
+    // Several reconnects refused (the client's pauses start at 100 ms): the process must not end meanwhile.
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect(run.child.exitCode).toBeNull();
+    expect((await verdict("ask_outage", id, "accept")).status).toBe(200);
+    await relay.up();
+    expect(await run.exited).toBe(EXIT.ok);
+    expect(run.stderr).toMatch(/accepted \(answered\)/);
+  } finally {
+    relay.down();
+  }
 });
 
 it("a refused ask (a human's token may not raise) is one line and exit 1", { timeout: 60_000 }, async () => {
