@@ -222,6 +222,7 @@ export class TollgateRunner {
     let refusals = 0;
     for (;;) {
       if (this.closed) throw new TollgateError("closed", "runner closed");
+      let dialed: Link | undefined;
       try {
         const link = await dial(this.options.url, await this.token(), this.options.transport ?? "auto", {
           message: (link, text) => this.receive(link, text),
@@ -231,7 +232,7 @@ export class TollgateRunner {
           link.close(1000); // closed while it dialed
           throw new TollgateError("closed", "runner closed");
         }
-        this.link = link;
+        this.link = dialed = link;
         for (const frame of helloFrames([...this.sessions.values()], [...this.waits.keys()])) {
           const ok = await this.request(frame, "hello.ok");
           if (ok.type === "hello.ok") this.currentConnection = ok.connection_id;
@@ -245,7 +246,12 @@ export class TollgateRunner {
         const refused = error.code === "unauthorized" || error.code === "token_provider_failed";
         // A string token refused once is refused for good; a provider may give a better one.
         if (refused && (typeof this.options.token === "string" || ++refusals >= REFUSALS)) throw error;
-        if (!refused && error.code !== "connection_lost") throw error;
+        if (!refused && error.code !== "connection_lost" && !PASSING.has(error.code)) throw error;
+        // A hello refused in passing is safe to say again: on a fresh connection, after the pause.
+        if (dialed && this.link === dialed) {
+          this.link = undefined;
+          dialed.close(1000);
+        }
         await this.pause(this.backoffMs(this.attempt++));
       }
     }

@@ -4,6 +4,7 @@
  * reads left unprocessed. The runtime is one per process (its handlers read their endpoints once),
  * hence a file of its own.
  */
+import { ApiGatewayManagementApiClient, DeleteConnectionCommand } from "@aws-sdk/client-apigatewaymanagementapi";
 import { afterAll, beforeAll, expect, inject, it } from "vitest";
 import { flakyDynamo } from "./support/flaky-dynamo.js";
 import { sleep, startTollgate, type Harness } from "./support/tollgate.js";
@@ -34,6 +35,32 @@ it("an aborted wait whose cancel is refused by a server failure sends it again u
   dynamo.heal();
   await expect(wait).rejects.toMatchObject({ name: "AbortError" });
   expect(await stateOf()).toMatchObject({ status: "resolved", verdict: { action: "cancel", reason: "cancelled" } });
+});
+
+it("a reconnect whose hello is refused by a server failure says hello again; the wait goes on and gets its verdict", async () => {
+  const runner = await t.runner({ sessions: [{ session_id: "rehello" }] });
+  const wait = runner.elicit({ sessionId: "rehello", elicitationId: "rehello_el", params: { message: "rehello?" } });
+  let settled = false;
+  wait.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
+  const human = await t.token("human");
+  await expect.poll(async () => (await t.http(human, "GET", "/v1/elicitations/rehello_el")).body.status).toBe("pending");
+  const first = runner.connectionId;
+  // $connect (a PutItem) still works; the hello's first write (an UpdateItem) fails past the SDK's retries: internal_error.
+  dynamo.failOperation("UpdateItem");
+  const before = dynamo.refused();
+  const connections = new ApiGatewayManagementApiClient({ endpoint: t.runtime.httpUrl, region: "us-east-1", credentials: { accessKeyId: "local", secretAccessKey: "local" } });
+  await connections.send(new DeleteConnectionCommand({ ConnectionId: first! }));
+  connections.destroy();
+  await expect.poll(() => dynamo.refused(), { timeout: 15_000 }).toBeGreaterThan(before + 6); // more than one hello's worth of tries
+  await sleep(300);
+  expect(settled).toBe(false);
+  dynamo.heal();
+  await expect.poll(() => runner.connectionId, { timeout: 15_000 }).not.toBe(first);
+  await t.http(human, "POST", "/v1/sessions/rehello/events", { type: "approval", elicitation_id: "rehello_el", action: "accept" });
+  await expect(wait).resolves.toMatchObject({ action: "accept", reason: "answered" });
 });
 
 const cancellations = [

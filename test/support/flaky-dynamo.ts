@@ -31,12 +31,13 @@ const messages: Record<string, string> = {
 export async function flakyDynamo(target: string) {
   const upstream = new URL(target);
   let failing = false;
+  let failingOperation: string | undefined;
   let cancelling = { n: 0, code: "TransactionConflict" };
   let unprocessed = 0;
   let refused = 0;
   const server = createServer(async (req, res) => {
     const body = await bodyOf(req);
-    if (failing) {
+    if (failing || (failingOperation !== undefined && req.headers["x-amz-target"] === `DynamoDB_20120810.${failingOperation}`)) {
       refused++;
       return answer(res, 500, { __type: "com.amazonaws.dynamodb.v20120810#InternalServerError", message: "Internal server error" });
     }
@@ -69,7 +70,9 @@ export async function flakyDynamo(target: string) {
     endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     /** Refuse every request until `heal()`. */
     fail: () => void (failing = true),
-    heal: () => void (failing = false),
+    /** Refuse every request of one operation (`UpdateItem`, ...) until `heal()`. */
+    failOperation: (operation: string) => void (failingOperation = operation),
+    heal: () => void ((failing = false), (failingOperation = undefined)),
     /** Cancel the next `n` TransactWriteItems with a TransactionConflict. */
     conflictTransactions: (n: number) => void (cancelling = { n, code: "TransactionConflict" }),
     /** Cancel the next `n` TransactWriteItems with a ThrottlingError on their last item. */
