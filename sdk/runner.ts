@@ -137,6 +137,8 @@ export class TollgateRunner {
   async elicit(options: ElicitOptions): Promise<Verdict> {
     options.signal?.throwIfAborted();
     const id = options.elicitationId ?? `elicit_${crypto.randomUUID()}`;
+    // One wait per id: a second would take the first one's place and leave it unsettled for good.
+    if (this.waits.has(id)) throw new TollgateError("conflict", `this runner already waits on ${id}`);
     const frame = { action: "elicit", session_id: options.sessionId, elicitation_id: id, params: options.params, timeout_seconds: options.timeoutSeconds };
     checkFrameSize(frame);
     let wait!: Wait;

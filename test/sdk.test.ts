@@ -74,3 +74,13 @@ it("refuses what Tollgate refuses, with its code", async () => {
   await expect(refused).rejects.toBeInstanceOf(TollgateError);
   await expect(refused).rejects.toMatchObject({ code: "not_found" });
 });
+
+it("a second wait on an id this runner already waits on is refused with conflict; the first still gets its verdict", async () => {
+  const runner = await t.runner({ sessions: [{ session_id: "sdk_twice" }] });
+  const first = runner.elicit({ sessionId: "sdk_twice", elicitationId: "sdk_twice_el", params: { message: "twice?" } });
+  const second = runner.elicit({ sessionId: "sdk_twice", elicitationId: "sdk_twice_el", params: { message: "twice?" } });
+  await expect(second).rejects.toMatchObject({ code: "conflict" });
+  await expect.poll(async () => (await pendingOf("sdk_twice_el"))?.status).toBe("pending");
+  await t.http(human, "POST", "/v1/sessions/sdk_twice/events", { type: "approval", elicitation_id: "sdk_twice_el", action: "accept" });
+  await expect(first).resolves.toMatchObject({ action: "accept", reason: "answered" });
+});
