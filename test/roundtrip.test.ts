@@ -131,6 +131,21 @@ describe("round trip", () => {
     expect((await t.http(human, "GET", "/v1/sessions/conv_d")).body.pending_elicitations_count).toBe(1);
   });
 
+  it("an elicit sent again after its verdict, on the connection that already heard it, is answered with the verdict again; so is a resume", async () => {
+    const socket = await t.socket(runnerToken);
+    await socket.request({ action: "hello", sessions: [{ session_id: "conv_again" }] });
+    const elicit = { action: "elicit", session_id: "conv_again", elicitation_id: "elicit_again", params: ask() };
+    expect((await socket.request(elicit)).type).toBe("elicitation.parked");
+    await t.http(human, "POST", "/v1/sessions/conv_again/events", { type: "approval", elicitation_id: "elicit_again", action: "accept" });
+    await socket.next((f) => f.type === "elicitation.verdict");
+    const heard = () => socket.count((f) => f.type === "elicitation.verdict" && f.elicitation_id === "elicit_again");
+    expect((await socket.request(elicit)).type).toBe("elicitation.parked");
+    await expect.poll(heard).toBe(2);
+    await socket.request({ action: "hello", sessions: [], resume: ["elicit_again"] });
+    await expect.poll(heard).toBe(3);
+    expect(socket.frames.filter((f) => f.type === "elicitation.verdict").at(-1)).toMatchObject({ action: "accept", reason: "answered" });
+  });
+
   it("an answering tab hears its verdict in the reply, not as a resolved event; only its own tab is spared", async () => {
     const runner = await t.token("runner");
     await t.http(runner, "PUT", "/v1/sessions/conv_tab", {});

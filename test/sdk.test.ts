@@ -83,4 +83,6 @@ it("a second wait on an id this runner already waits on is refused with conflict
   await expect.poll(async () => (await pendingOf("sdk_twice_el"))?.status).toBe("pending");
   await t.http(human, "POST", "/v1/sessions/sdk_twice/events", { type: "approval", elicitation_id: "sdk_twice_el", action: "accept" });
   await expect(first).resolves.toMatchObject({ action: "accept", reason: "answered" });
+  // Once it has ended, the id may be waited on again on the same connection (a retry of one's own): the standing verdict at once.
+  await expect(runner.elicit({ sessionId: "sdk_twice", elicitationId: "sdk_twice_el", params: { message: "twice?" } })).resolves.toMatchObject({ action: "accept" });
 });

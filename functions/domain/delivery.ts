@@ -12,7 +12,7 @@ export type VerdictFrame = ReturnType<typeof verdictFrame>;
 export interface DeliveryOptions {
   /** Deliver to this connection rather than the bound one (resume, re-sent elicit, cancel). */
   connectionId?: string;
-  /** A connection that asks again may be sent the verdict again, once per connection. */
+  /** A connection that asks for it (a resume, an elicit sent again) is sent the verdict, each time it asks. */
   again?: boolean;
 }
 

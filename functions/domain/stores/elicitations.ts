@@ -133,12 +133,12 @@ export function elicitationStore(table: Table) {
         ExpressionAttributeValues: { ":c": connection.id, ":at": connection.connectedAt, ":pending": "pending" },
       })) !== undefined,
 
-    /** Claim the delivery of a resolved verdict to `connectionId` (`again`: unless this very connection has it already). */
+    /** Claim the delivery of a resolved verdict to `connectionId` (`again`: a connection that asks for it, whether or not it had it before). */
     claimDelivery: async (item: ElicitationItem, connectionId: string, again: boolean, at: string) =>
       (await table.update({
         Key: key(item),
         UpdateExpression: "SET delivered_to = :c, delivered_at = :now, connection_id = :c",
-        ConditionExpression: again ? "#s = :resolved AND (attribute_not_exists(delivered_to) OR delivered_to <> :c)" : "#s = :resolved AND attribute_not_exists(delivered_to)",
+        ConditionExpression: again ? "#s = :resolved" : "#s = :resolved AND attribute_not_exists(delivered_to)",
         ExpressionAttributeNames: { "#s": "status" },
         ExpressionAttributeValues: { ":c": connectionId, ":now": at, ":resolved": "resolved" },
       })) !== undefined,
