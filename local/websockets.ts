@@ -58,6 +58,8 @@ const gone = (res: ServerResponse) => reply(res, 410, { message: "Gone" }, { "x-
 export function createWebSockets(options: { invoke: Invoke; clock: Clock; log: (line: string) => void }) {
   const { invoke, clock, log } = options;
   const live = new Map<string, Live>();
+  /** Set once the gateway goes away: a client that comes back meanwhile is refused at the upgrade, not let in to a runtime that is stopping. */
+  let closing = false;
   const wss = new WebSocketServer({ noServer: true, maxPayload: MESSAGE_LIMIT_BYTES });
   /** Route replies held back until released: lets a test deliver a push before the reply it raced. */
   const held = new Map<string, Promise<void>>();
@@ -143,9 +145,12 @@ export function createWebSockets(options: { invoke: Invoke; clock: Clock; log: (
   }
 
   async function onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer) {
+    const refuse = (status: string) => socket.end(`HTTP/1.1 ${status}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`);
+    if (closing) return refuse("503 Service Unavailable");
     const connectionId = randomBytes(9).toString("base64url");
     const authorizer = await authorize(req, connectionId);
-    if (typeof authorizer === "string") return socket.end(`HTTP/1.1 ${authorizer}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`);
+    if (typeof authorizer === "string") return refuse(authorizer);
+    if (closing) return refuse("503 Service Unavailable");
     let tooBig = false;
     let opened: WebSocket | undefined;
     // Read before ws's own reader (both hear every chunk): a frame's header comes before its payload, so it is closed before it could be delivered.
@@ -222,6 +227,7 @@ export function createWebSockets(options: { invoke: Invoke; clock: Clock; log: (
     },
     /** Disconnect every client, as API Gateway going away would: their reconnect grace starts. */
     async closeAll() {
+      closing = true;
       await Promise.allSettled(
         [...live.entries()].map(([id, { socket }]) => {
           socket.terminate();

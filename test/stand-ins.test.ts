@@ -2,13 +2,15 @@
  * The local stand-ins refuse what AWS refuses, in AWS's words and codes: Scheduler's validation of
  * one-time schedules, the HTTP API's 404 for a request no route matches, API Gateway's WebSocket
  * frame, message, idle and lifetime limits, and the `@connections` API's size limit and 410 for a
- * closed connection. Time limits run on the runtime's clock, which the test moves.
+ * closed connection; a runtime that stops lets no client back in. Time limits run on the runtime's
+ * clock, which the test moves.
  */
 import { GetConnectionCommand, PostToConnectionCommand } from "@aws-sdk/client-apigatewaymanagementapi";
 import { CreateScheduleCommand, GetScheduleCommand, type CreateScheduleCommandInput } from "@aws-sdk/client-scheduler";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import WebSocket from "ws";
 import { atExpression } from "../functions/domain/timers.js";
-import { startTollgate, type Harness, type TestSocket } from "./support/tollgate.js";
+import { startTollgate, TestSocket, type Harness } from "./support/tollgate.js";
 
 let t: Harness;
 let runner: string;
@@ -209,5 +211,23 @@ describe("WebSocket API", () => {
     await t.clock.advance(minutes(3));
     expect((await socket.closed).code).toBe(1001);
     expect(await post(id, JSON.stringify({ type: "late" }))).toBe("GoneException 410");
+  });
+
+  it("a runtime that stops lets no client back in while it closes its connections", async () => {
+    const own = await startTollgate();
+    const token = await own.token("runner");
+    const socket = await TestSocket.open(own.runtime.wsUrl, token); // not the harness's: the runtime closes it
+    await socket.request({ action: "hello", sessions: [{ session_id: "going_away" }] });
+    // A runner comes back the moment its socket closes, while the runtime still runs $disconnect for the others.
+    const cameBack = new Promise<string>((resolve) => {
+      socket.ws.once("close", () => {
+        const again = new WebSocket(own.runtime.wsUrl, { headers: { authorization: `Bearer ${token}` } });
+        again.once("open", () => (resolve("opened"), again.terminate()));
+        again.once("unexpected-response", (_req, res) => resolve(`HTTP ${res.statusCode}`));
+        again.once("error", () => resolve("refused"));
+      });
+    });
+    await own.stop();
+    expect(await cameBack).not.toBe("opened");
   });
 });
