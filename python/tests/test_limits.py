@@ -51,6 +51,37 @@ def test_a_refused_token_ends_the_runner_with_unauthorized(tollgate: Tollgate, r
     run(scenario())
 
 
+def test_a_token_function_that_raises_is_asked_again_and_three_failures_in_a_row_end_the_runner(tollgate: Tollgate, run) -> None:
+    async def scenario() -> None:
+        calls = 0
+
+        def flaky() -> str:  # a secrets store that is down for a moment
+            nonlocal calls
+            calls += 1
+            if calls == 1:
+                raise RuntimeError("vault unavailable")
+            return tollgate.runner_token
+
+        sid, eid = fresh("conv"), fresh("elicit")
+        async with tollgate.runner([sid], token=flaky) as runner:
+            waiting = asyncio.create_task(runner.elicit(sid, {"message": "Token came back?"}, elicitation_id=eid))
+            await tollgate.answer(sid, eid, "accept")
+            assert (await asyncio.wait_for(waiting, 30)).approved
+        assert calls == 2
+
+        def down() -> str:
+            raise RuntimeError("vault unavailable")
+
+        runner = tollgate.runner([sid], token=down)
+        with pytest.raises(TollgateError) as failed:
+            await asyncio.wait_for(runner.connect(), 30)
+        assert failed.value.code == "token_provider_failed"
+        assert "vault unavailable" in failed.value.message
+        await runner.close()
+
+    run(scenario())
+
+
 def test_a_frame_over_32_kb_is_refused() -> None:
     with pytest.raises(TollgateError) as refused:
         encode({"action": "hello", "sessions": [{"session_id": "s", "title": "x" * FRAME_BYTES}]})

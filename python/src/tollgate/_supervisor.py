@@ -18,6 +18,8 @@ log = logging.getLogger("tollgate")
 Token = str | Callable[[], str | Awaitable[str]]
 # Refusals after which the same request goes again on the next connection (an expired token's refusal closes the socket).
 RETRY_WITH_NEW_LINK = frozenset({"connection_lost", "unauthorized"})
+# A token function that raises this many times in a row ends the runner (`token_provider_failed`), as in the TypeScript client.
+TOKEN_TRIES = 3
 
 
 @dataclass(frozen=True)
@@ -84,17 +86,19 @@ class Supervisor:
             await self.link.close()
 
     async def _run(self) -> None:
-        attempt = 0
+        attempt, token_failures = 0, 0
         while not self.closed:
             try:
                 link = await Link.dial(self._url, await self._fresh_token(), self._on_frame, self.timing.connect_timeout)
             except TollgateError as error:
                 log.debug("connect failed: %s", error)
-                if error.code == "unauthorized":
+                token_failures = token_failures + 1 if error.code == "token_provider_failed" else 0
+                if error.code == "unauthorized" or token_failures >= TOKEN_TRIES:
                     return self._refused(error)
                 await asyncio.sleep(self.pause(attempt))
                 attempt += 1
                 continue
+            token_failures = 0
             reader = asyncio.create_task(link.read())
             try:
                 await self._greet(link)
@@ -139,5 +143,8 @@ class Supervisor:
     async def _fresh_token(self) -> str:
         if isinstance(self._token, str):
             return self._token
-        token = self._token()
-        return str(await token if inspect.isawaitable(token) else token)
+        try:
+            token = self._token()
+            return str(await token if inspect.isawaitable(token) else token)
+        except Exception as error:  # the function's own failure: tried again at the next connect, TOKEN_TRIES times in a row at most
+            raise TollgateError("token_provider_failed", f"the token provider failed: {error}") from error
