@@ -47,6 +47,14 @@ def test_a_refused_token_ends_the_runner_with_unauthorized(tollgate: Tollgate, r
             await runner.connect()
         assert refused.value.code == "unauthorized"
         await runner.close()
+        await asyncio.sleep(0)
+        before = asyncio.all_tasks()
+        with pytest.raises(TollgateError) as entered:
+            async with tollgate.runner([fresh("conv")], token="not-a-token"):
+                pass
+        assert entered.value.code == "unauthorized"
+        await asyncio.sleep(0)
+        assert asyncio.all_tasks() == before  # a refused `async with` leaves nothing running
 
     run(scenario())
 

@@ -66,7 +66,11 @@ class TollgateRunner:
         self._tasks: set[asyncio.Task[Any]] = set()
 
     async def __aenter__(self) -> TollgateRunner:
-        await self.connect()
+        try:
+            await self.connect()
+        except BaseException:
+            await self.close()  # refused (or cancelled): its tasks end here, as __aexit__ is not called
+            raise
         return self
 
     async def __aexit__(self, *_: object) -> None:
