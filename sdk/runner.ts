@@ -77,6 +77,8 @@ interface Wait {
   frame: Record<string, unknown>;
   sessionId: string;
   parked: boolean;
+  /** Its `elicit` is on its way: the first connection's re-park and `elicit` itself send it once between them. */
+  parking: boolean;
   onParked?: (parked: Parked) => void;
   /** Aborted: its cancel is sent again after a reconnect until the verdict comes. */
   cancelling: boolean;
@@ -143,7 +145,7 @@ export class TollgateRunner {
     checkFrameSize(frame);
     let wait!: Wait;
     const verdict = new Promise<Verdict>((resolve, reject) => {
-      wait = { frame, sessionId: options.sessionId, parked: false, onParked: options.onParked, cancelling: false, resolve, reject };
+      wait = { frame, sessionId: options.sessionId, parked: false, parking: false, onParked: options.onParked, cancelling: false, resolve, reject };
       this.waits.set(id, wait);
     });
     verdict.catch(() => undefined); // a wait refused before it is awaited is not an unhandled rejection
@@ -310,13 +312,16 @@ export class TollgateRunner {
 
   private async park(id: string): Promise<void> {
     const wait = this.waits.get(id);
-    if (!wait) return;
+    if (!wait || wait.parked || wait.parking) return;
     let reply: ServerFrame;
+    wait.parking = true;
     try {
       reply = await this.request(wait.frame, "elicitation.parked");
     } catch (error) {
       if (error instanceof TollgateError && error.code === "connection_lost") return; // the reconnect parks it again
       return wait.reject(error as Error);
+    } finally {
+      wait.parking = false;
     }
     wait.parked = true;
     if (wait.cancelling) this.sendCancel(id);

@@ -1,7 +1,7 @@
 /** The runner client: abort = cancel, hasPending, reconnect with resume. */
 import { ApiGatewayManagementApiClient, DeleteConnectionCommand } from "@aws-sdk/client-apigatewaymanagementapi";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { TollgateError } from "../sdk/runner.js";
+import { TollgateError, TollgateRunner } from "../sdk/runner.js";
 import { startTollgate, type Harness } from "./support/tollgate.js";
 
 let t: Harness;
@@ -66,6 +66,20 @@ it("onParked says when the wait is stored, with its deadline, and again when a r
   await t.http(human, "POST", "/v1/sessions/sdk_parked/events", { type: "approval", elicitation_id: "sdk_parked_el", action: "decline" });
   await expect(wait).resolves.toMatchObject({ action: "decline" });
   expect(parked).toHaveLength(2);
+});
+
+it("the first elicit connects too, and parks once: onParked is called once", async () => {
+  const runner = new TollgateRunner({ url: t.runtime.wsUrl, token: await t.token("runner"), sessions: [{ session_id: "sdk_first" }] });
+  try {
+    const parked: string[] = [];
+    const wait = runner.elicit({ sessionId: "sdk_first", elicitationId: "sdk_first_el", params: { message: "first?" }, onParked: (p) => parked.push(p.deadline) });
+    await expect.poll(() => parked.length).toBe(1);
+    await t.http(human, "POST", "/v1/sessions/sdk_first/events", { type: "approval", elicitation_id: "sdk_first_el", action: "accept" });
+    await expect(wait).resolves.toMatchObject({ action: "accept" });
+    expect(parked).toHaveLength(1);
+  } finally {
+    runner.close();
+  }
 });
 
 it("refuses what Tollgate refuses, with its code", async () => {
