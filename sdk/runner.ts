@@ -131,8 +131,17 @@ export class TollgateRunner {
 
   /** Register another session on the live connection (and on every reconnect). */
   async addSession(session: SessionInfo): Promise<void> {
+    const before = this.sessions.get(session.session_id);
     this.sessions.set(session.session_id, session);
-    await this.requestAcrossReconnects({ action: "hello", sessions: [session] }, "hello.ok");
+    try {
+      await this.requestAcrossReconnects({ action: "hello", sessions: [session] }, "hello.ok");
+    } catch (error) {
+      // Refused: not said again at the next reconnect, where its refusal would fail every wait.
+      if (this.sessions.get(session.session_id) !== session) throw error;
+      if (before) this.sessions.set(session.session_id, before);
+      else this.sessions.delete(session.session_id);
+      throw error;
+    }
   }
 
   /** Park until the verdict. Rejects on a refused request, or with an AbortError when aborted. */

@@ -82,6 +82,20 @@ it("the first elicit connects too, and parks once: onParked is called once", asy
   }
 });
 
+it("a session addSession could not register is not said again at a reconnect: the waits go on", async () => {
+  const runner = await t.runner({ sessions: [{ session_id: "sdk_add" }] });
+  const wait = runner.elicit({ sessionId: "sdk_add", elicitationId: "sdk_add_el", params: { message: "add?" } });
+  await expect.poll(async () => (await pendingOf("sdk_add_el"))?.status).toBe("pending");
+  await expect(runner.addSession({ session_id: "sdk_add_child", parent_session_id: "sdk_no_such_parent" })).rejects.toMatchObject({ code: "not_found" });
+  const first = runner.connectionId!;
+  const connections = new ApiGatewayManagementApiClient({ endpoint: t.runtime.httpUrl, region: "us-east-1", credentials: { accessKeyId: "local", secretAccessKey: "local" } });
+  await connections.send(new DeleteConnectionCommand({ ConnectionId: first }));
+  connections.destroy();
+  await expect.poll(() => runner.connectionId).not.toBe(first);
+  await t.http(human, "POST", "/v1/sessions/sdk_add/events", { type: "approval", elicitation_id: "sdk_add_el", action: "accept" });
+  await expect(wait).resolves.toMatchObject({ action: "accept", reason: "answered" });
+});
+
 it("refuses what Tollgate refuses, with its code", async () => {
   const runner = await t.runner({ sessions: [{ session_id: "sdk_bad" }] });
   const refused = runner.elicit({ sessionId: "sdk_unknown_session", params: { message: "where?" } });
