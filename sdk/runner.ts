@@ -255,16 +255,17 @@ export class TollgateRunner {
         for (const [id, wait] of this.waits) if (!wait.parked) void this.park(id);
         return;
       } catch (error) {
-        if (this.closed || !(error instanceof TollgateError)) throw error;
-        const refused = error.code === "unauthorized" || error.code === "token_provider_failed";
-        // A string token refused once is refused for good; a provider may give a better one.
-        if (refused && (typeof this.options.token === "string" || ++refusals >= REFUSALS)) throw error;
-        if (!refused && error.code !== "connection_lost" && !PASSING.has(error.code)) throw error;
-        // A hello refused in passing is safe to say again: on a fresh connection, after the pause.
+        // A connection whose hello failed is not kept: the next connect says hello on a fresh one.
         if (dialed && this.link === dialed) {
           this.link = undefined;
           dialed.close(1000);
         }
+        if (this.closed || !(error instanceof TollgateError)) throw error;
+        const refused = error.code === "unauthorized" || error.code === "token_provider_failed";
+        // A string token refused once is refused for good; a provider may give a better one.
+        if (refused && (typeof this.options.token === "string" || ++refusals >= REFUSALS)) throw error;
+        // A hello refused in passing is safe to say again, after the pause.
+        if (!refused && error.code !== "connection_lost" && !PASSING.has(error.code)) throw error;
         await this.pause(this.backoffMs(this.attempt++));
       }
     }

@@ -96,6 +96,17 @@ it("a session addSession could not register is not said again at a reconnect: th
   await expect(wait).resolves.toMatchObject({ action: "accept", reason: "answered" });
 });
 
+it("a connection whose hello was refused is not kept: the next call says hello again and is refused the same", async () => {
+  const refused = new TollgateRunner({ url: t.runtime.wsUrl, token: await t.token("runner"), sessions: [{ session_id: "sdk_titled", title: "t".repeat(300) }] });
+  try {
+    await expect(refused.connect()).rejects.toMatchObject({ code: "bad_request" });
+    expect(refused.connectionId).toBeUndefined();
+    await expect(refused.elicit({ sessionId: "sdk_titled", params: { message: "titled?" } })).rejects.toMatchObject({ code: "bad_request" });
+  } finally {
+    refused.close();
+  }
+});
+
 it("refuses what Tollgate refuses, with its code", async () => {
   const runner = await t.runner({ sessions: [{ session_id: "sdk_bad" }] });
   const refused = runner.elicit({ sessionId: "sdk_unknown_session", params: { message: "where?" } });
