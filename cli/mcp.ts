@@ -37,6 +37,10 @@ function serveHttp(runner: TollgateRunner, tools: McpToolsOptions, port: number)
       res.writeHead(403, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", error, id: null }));
       return;
     }
+    if (new URL(req.url ?? "/", "http://127.0.0.1").pathname !== "/mcp") {
+      res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message: "tollgate mcp serves /mcp only" }, id: null }));
+      return;
+    }
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     const server = tollgateMcpServer(runner, tools);
     res.on("close", () => void transport.close().then(() => server.close()));

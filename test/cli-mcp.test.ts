@@ -135,7 +135,7 @@ it("a human slower than the caller's request timeout: progress keeps a call with
   expect(progress).toBeGreaterThan(3);
 }, 60_000);
 
-it("--http: an agent on 127.0.0.1 lists the tools; a request for another host (a DNS-rebound web page) is refused and asks no one", async () => {
+it("--http: an agent on 127.0.0.1 lists the tools at /mcp; a request for another host (a DNS-rebound web page) or another path is refused and asks no one", async () => {
   const env = { PATH: process.env.PATH ?? "", NO_COLOR: "1", TOLLGATE_URL: t.runtime.httpUrl, TOLLGATE_TOKEN: await t.token("runner") };
   const server = spawn(process.execPath, [bin, "mcp", "--session", "mcp_cli_http", "--http", "0"], { env, stdio: ["ignore", "ignore", "pipe"] });
   try {
@@ -155,6 +155,12 @@ it("--http: an agent on 127.0.0.1 lists the tools; a request for another host (a
     const [res] = await once(req, "response");
     res.resume();
     expect(res.statusCode).toBe(403);
+    // The endpoint is /mcp, as the server says: another path is not found, and asks no one either.
+    const elsewhere = request(new URL("/", url), { method: "POST", headers: { ...headers, host: url.host, origin: url.origin } });
+    elsewhere.end(JSON.stringify(call));
+    const [notThere] = await once(elsewhere, "response");
+    notThere.resume();
+    expect(notThere.statusCode).toBe(404);
     expect((await t.http(human, "GET", "/v1/sessions/mcp_cli_http")).body?.pending_elicitations ?? []).toEqual([]);
   } finally {
     server.kill();
