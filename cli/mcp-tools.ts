@@ -17,6 +17,37 @@ export interface McpToolsOptions {
   timeoutSeconds?: number;
   /** While a human thinks, a call that carries a `progressToken` gets a progress notification this often (default 10 s). */
   progressEveryMs?: number;
+  /** The agent at the other end: once it is gone, the calls still waiting withdraw their cards. */
+  agent?: AgentPresence;
+}
+
+/**
+ * Whether the agent is still there. When it goes (a stdio agent closes its stdin or dies), every call
+ * still waiting cancels its elicitation, so no human answers a card nobody waits for; without this
+ * the card would stay until the reconnect grace resolved it `runner_gone`.
+ */
+export class AgentPresence {
+  private readonly left = new AbortController();
+  private readonly waiting = new Set<Promise<unknown>>();
+  get signal(): AbortSignal {
+    return this.left.signal;
+  }
+  /** A wait to withdraw when the agent goes. */
+  track<T>(wait: Promise<T>): Promise<T> {
+    const settled = wait.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.waiting.add(settled);
+    void settled.then(() => this.waiting.delete(settled));
+    return wait;
+  }
+  /** The agent is gone: cancel every wait, and give their cancels up to `withinMs` to land. */
+  async gone(withinMs = 5_000): Promise<void> {
+    this.left.abort();
+    const pause = new Promise((done) => setTimeout(done, withinMs).unref());
+    await Promise.race([Promise.all(this.waiting), pause]);
+  }
 }
 
 const SessionArg = z
@@ -69,7 +100,9 @@ export function tollgateMcpServer(runner: TollgateRunner, options: McpToolsOptio
     }
     const stop = keepAlive(extra, options.progressEveryMs ?? 10_000); // so a caller with resetTimeoutOnProgress waits as long as the human takes
     try {
-      return await runner.elicit({ sessionId: session, elicitationId: `elicit_${randomUUID()}`, params, timeoutSeconds: timeoutSeconds ?? options.timeoutSeconds, signal: extra.signal });
+      const signal = options.agent ? AbortSignal.any([extra.signal, options.agent.signal]) : extra.signal;
+      const wait = runner.elicit({ sessionId: session, elicitationId: `elicit_${randomUUID()}`, params, timeoutSeconds: timeoutSeconds ?? options.timeoutSeconds, signal });
+      return await (options.agent ? options.agent.track(wait) : wait);
     } finally {
       stop();
     }

@@ -8,7 +8,7 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import type { Command } from "commander";
 import { LIMITS } from "../functions/shared/schemas.js";
 import { TollgateRunner } from "../sdk/runner.js";
-import { tollgateMcpServer, type McpToolsOptions } from "./mcp-tools.js";
+import { AgentPresence, tollgateMcpServer, type McpToolsOptions } from "./mcp-tools.js";
 import { note } from "./output.js";
 import { settingsOf, tokenOf, wholeNumber } from "./settings.js";
 import { openSocket } from "./socket.js";
@@ -63,11 +63,13 @@ async function mcp(o: McpOptions, command: Command) {
   const runner = new TollgateRunner({ url: settings.wsUrl, token: tokenOf(settings), sessions: o.session ? [{ session_id: o.session }] : [] });
   await runner.connect();
   if (o.http !== undefined) return serveHttp(runner, tools, wholeNumber(o.http, "--http", 0, 65_535));
-  const server = tollgateMcpServer(runner, tools);
+  const agent = new AgentPresence();
+  const server = tollgateMcpServer(runner, { ...tools, agent });
   const transport = new StdioServerTransport();
   transport.onclose = () => runner.close(); // the agent is gone: nothing left to ask for
   await server.connect(transport);
-  process.stdin.once("end", () => void server.close()); // the SDK's stdio transport does not notice that stdin ended
+  // The SDK's stdio transport does not notice that stdin ended; the cards still waiting are withdrawn first.
+  process.stdin.once("end", () => void agent.gone().then(() => server.close()));
 }
 
 export function mcpCommand(program: Command) {

@@ -103,18 +103,23 @@ it("a call without any session is a tool error that says what to pass", async ()
   expect(text(reply)).toContain("no session");
 }, 60_000);
 
-it("the server exits when the agent closes its stdin (an agent that died leaves no server behind)", async () => {
+it("the server exits when the agent closes its stdin (an agent that died leaves no server behind), and withdraws the card it left waiting", async () => {
   const env = { PATH: process.env.PATH ?? "", NO_COLOR: "1", TOLLGATE_URL: t.runtime.httpUrl, TOLLGATE_TOKEN: await t.token("runner") };
   const server = spawn(process.execPath, [bin, "mcp", "--session", "mcp_cli_eof"], { env, stdio: ["pipe", "pipe", "pipe"] });
   const exited = once(server, "exit");
   const hello = { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "agent", version: "1.0.0" } } };
   server.stdin.write(`${JSON.stringify(hello)}\n`);
   await once(server.stdout, "data"); // initialized: the runner is connected
+  const call = { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "request_approval", arguments: { message: "Run the migration?" } } };
+  server.stdin.write(`${JSON.stringify(call)}\n`);
+  const id = await pendingIn(t, human, "mcp_cli_eof");
   server.stdin.end();
   const timer = setTimeout(() => server.kill(), 15_000);
   const [code, signal] = await exited;
   clearTimeout(timer);
   expect({ code, signal }).toEqual({ code: 0, signal: null });
+  // Nobody waits for it any more: the card is closed now, not left to the reconnect grace.
+  expect((await t.http(human, "GET", `/v1/elicitations/${id}`)).body).toMatchObject({ status: "resolved", verdict: { action: "cancel", reason: "cancelled" } });
 }, 60_000);
 
 it("a human slower than the caller's request timeout: progress keeps a call with resetTimeoutOnProgress alive", async () => {
