@@ -9,6 +9,7 @@ import * as z from "zod";
 import { LIMITS } from "../functions/shared/schemas.js";
 import { keepAlive, type ElicitationContext } from "../sdk/mcp.js";
 import { TollgateError, type FormParams, type TollgateRunner, type Verdict } from "../sdk/runner.js";
+import { whyCancelled } from "../sdk/frames.js";
 
 export interface McpToolsOptions {
   /** The session to ask in when the caller names none (`--session`). */
@@ -78,7 +79,7 @@ function verdictOut(verdict: Verdict) {
 export function permissionAnswer(verdict: Verdict, input: Record<string, unknown>) {
   if (verdict.action === "accept") return { behavior: "allow" as const, updatedInput: input };
   if (verdict.reason === "timeout") return { behavior: "deny" as const, message: "No one answered the permission request in time (Tollgate timeout)." };
-  if (verdict.action === "cancel") return { behavior: "deny" as const, message: `The permission request was cancelled (${verdict.reason}).` };
+  if (verdict.action === "cancel") return { behavior: "deny" as const, message: `The permission request was cancelled (${whyCancelled(verdict)}).` };
   return { behavior: "deny" as const, message: verdict.message || "A human declined this tool call." };
 }
 

@@ -7,6 +7,7 @@ import type { CanUseTool, PermissionResult } from "@anthropic-ai/claude-agent-sd
 import { describeToolCall } from "./claude-code.js";
 import { idOf } from "./ids.js";
 import type { TollgateRunner, Verdict } from "./runner.js";
+import { whyCancelled } from "./frames.js";
 
 export interface CanUseToolOptions {
   runner: TollgateRunner;
@@ -17,7 +18,7 @@ export interface CanUseToolOptions {
 
 const denial = (verdict: Verdict) =>
   verdict.message ||
-  (verdict.reason === "timeout" ? "No human allowed this call in time." : verdict.action === "decline" ? "Declined by a human in Tollgate." : `Cancelled in Tollgate (${verdict.reason}).`);
+  (verdict.reason === "timeout" ? "No human allowed this call in time." : verdict.action === "decline" ? "Declined by a human in Tollgate." : `Cancelled in Tollgate (${whyCancelled(verdict)}).`);
 
 export function tollgateCanUseTool(o: CanUseToolOptions): CanUseTool {
   const children = new Map<string, Promise<string>>();

@@ -6,6 +6,7 @@
 import * as z from "zod";
 import { idOf } from "./ids.js";
 import type { ElicitParams, SessionInfo, Verdict } from "./runner.js";
+import { whyCancelled } from "./frames.js";
 
 export const HookInput = z.looseObject({
   session_id: z.string().min(1),
@@ -102,7 +103,7 @@ export function decisionOf(verdict: Verdict, onTimeout: "deny" | "ask", timeoutS
   if (verdict.action === "accept") return { behavior: "allow" };
   if (verdict.reason === "timeout") return timedOut(onTimeout, timeoutSeconds);
   if (verdict.action === "decline") return { behavior: "deny", message: verdict.message || "Declined by a human in Tollgate." };
-  return { behavior: "deny", message: `Cancelled in Tollgate (${verdict.reason}).` };
+  return { behavior: "deny", message: `Cancelled in Tollgate (${whyCancelled(verdict)}).` };
 }
 
 export function timedOut(onTimeout: "deny" | "ask", timeoutSeconds: number): HookDecision {

@@ -23,6 +23,13 @@ export const VerdictFrame = z.object({
 });
 export type Verdict = z.infer<typeof VerdictFrame>;
 
+/** Why a wait was cancelled, in words an agent can pass on: a human's own cancel is `answered`. */
+export function whyCancelled(verdict: Pick<Verdict, "reason">): string {
+  if (verdict.reason === "answered") return "by a human";
+  if (verdict.reason === "runner_gone") return "its runner was gone";
+  return verdict.reason === "cancelled" ? "the run was cancelled" : verdict.reason;
+}
+
 export const MessageFrame = z.object({
   type: z.literal("session.message"),
   session_id: z.string(),

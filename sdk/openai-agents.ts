@@ -6,6 +6,7 @@
 import { run, RunState, type Agent, type RunResult, type RunToolApprovalItem } from "@openai/agents";
 import { idOf } from "./ids.js";
 import type { TollgateRunner, Verdict } from "./runner.js";
+import { whyCancelled } from "./frames.js";
 
 export interface ApprovalOptions {
   runner: TollgateRunner;
@@ -54,7 +55,7 @@ export async function decideApprovals(state: RunState<any, any>, items: RunToolA
 }
 
 const rejection = (verdict: Verdict) =>
-  verdict.reason === "timeout" ? "No human approved this call in time." : verdict.action === "decline" ? "A human declined this call." : `The approval was cancelled (${verdict.reason}).`;
+  verdict.reason === "timeout" ? "No human approved this call in time." : verdict.action === "decline" ? "A human declined this call." : `The approval was cancelled (${whyCancelled(verdict)}).`;
 
 /** Run the agent to its end, asking a human in Tollgate at every interruption. */
 // biome-ignore lint/suspicious/noExplicitAny: the SDK's own bound for an agent of any context and output (its RunState and RunResult use it)

@@ -92,6 +92,11 @@ it("permission_prompt: allow with the input as it was, deny with the reason, and
   await answer(t, human, "mcp_cli_perm", third, { action: "decline", message: "Never force-push main." });
   expect(JSON.parse(text(await explained))).toEqual({ behavior: "deny", message: "Never force-push main." });
 
+  const withdrawn = client.callTool({ name: "permission_prompt", arguments: { tool_name: "Bash", input } });
+  const fourth = await pendingIn(t, human, "mcp_cli_perm");
+  await answer(t, human, "mcp_cli_perm", fourth, { action: "cancel" });
+  expect(JSON.parse(text(await withdrawn))).toEqual({ behavior: "deny", message: "The permission request was cancelled (by a human)." });
+
   const late = await client.callTool({ name: "permission_prompt", arguments: { tool_name: "Write", input: { file_path: "/etc/hosts" } } });
   expect(JSON.parse(text(late))).toEqual({ behavior: "deny", message: "No one answered the permission request in time (Tollgate timeout)." });
 }, 90_000);
