@@ -40,7 +40,8 @@ function printEvent(event: Pushed) {
   if (event.type === "session.badge") return print(`${paint.bold(event.session_id)} ${badge(event.pending_elicitations_count)}`);
   if (event.type === "response.elicitation_request") return print(`${paint.yellow("+")} ${paint.bold(event.session_id)} ${paint.cyan(event.elicitation_id)}  ${event.params.message}`);
   const done = event.action === "accept" ? paint.green(event.action) : paint.red(event.action);
-  print(`${paint.green("✓")} ${paint.bold(event.session_id)} ${paint.cyan(event.elicitation_id)}  ${done} (${event.reason}, by ${event.resolved_by})`);
+  const said = event.message ? `  "${event.message}"` : ""; // the human's words, as the history prints them
+  print(`${paint.green("✓")} ${paint.bold(event.session_id)} ${paint.cyan(event.elicitation_id)}  ${done} (${event.reason}, by ${event.resolved_by})${said}`);
 }
 
 /** Subscribe first and list after, so nothing raised in between is missed; then print each pushed event. */

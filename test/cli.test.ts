@@ -135,6 +135,20 @@ describe("pending and answer", () => {
       await watch.exited;
     }
   });
+
+  it("pending --watch as text says who resolved each prompt and the words they gave with it", async () => {
+    const watch = startCli(["pending", "--watch"], env);
+    try {
+      await watch.line(/^(nothing awaits a human|\S+ ●)/);
+      await raise("cli_w2", "cli_w2e");
+      await watch.line(/^\+ cli_w2 cli_w2e {2}cli_w2e\?$/);
+      await cli(["answer", "cli_w2e", "decline", "--message", "not on Fridays"], env);
+      expect(await watch.line(/cli_w2e {2}decline/)).toMatch(/^✓ cli_w2 cli_w2e {2}decline \(answered, by \S+\) {2}"not on Fridays"$/);
+    } finally {
+      watch.child.kill("SIGINT");
+      await watch.exited;
+    }
+  });
 });
 
 describe("usage, help and reachability", () => {
