@@ -7,10 +7,11 @@ import { randomBytes } from "node:crypto";
 import { Option, type Command } from "commander";
 import { env } from "../functions/shared/env.js";
 import { DEV_SECRET, mintToken } from "../local/tokens.js";
-import { TollgateRunner, type SessionMessage, type Verdict } from "../sdk/runner.js";
+import { TollgateRunner, type SessionMessage } from "../sdk/runner.js";
 import { CliError, EXIT } from "./exit.js";
 import { call } from "./http.js";
 import { paint, print, printJson } from "./output.js";
+import { AgentPresence } from "./presence.js";
 import { wholeNumber, settingsOf, type Settings } from "./settings.js";
 import { openSocket } from "./socket.js";
 
@@ -39,12 +40,6 @@ function noticesOf() {
   };
 }
 
-/** A demo that stops early cancels its prompt, so no human is left a stale approval in the inbox. */
-async function withdraw(verdict: Promise<unknown>, giveUp: AbortController) {
-  giveUp.abort();
-  await Promise.race([verdict.catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 5_000).unref())]);
-}
-
 async function demo(o: { wait: string; secret?: string }, command: Command) {
   const settings: Settings = settingsOf(command);
   const waitSeconds = wholeNumber(o.wait, "--wait", 1, 86_400);
@@ -61,8 +56,7 @@ async function demo(o: { wait: string; secret?: string }, command: Command) {
   const notices = noticesOf();
   const parent = new TollgateRunner({ url: run.wsUrl, token, sessions: [{ session_id: parentId, title: "demo:orchestrator" }], onMessage: notices.onMessage });
   const child = new TollgateRunner({ url: run.wsUrl, token, sessions: [{ session_id: childId, parent_session_id: parentId, title: "demo:deployer" }] });
-  const giveUp = new AbortController();
-  let verdict: Promise<Verdict> | undefined; // the sub-agent's wait, until its verdict has come
+  const subAgent = new AgentPresence();
   try {
     await parent.connect();
     say("parent_connected", `The parent agent connects as session ${paint.cyan(parentId)}.`, { session_id: parentId });
@@ -70,7 +64,7 @@ async function demo(o: { wait: string; secret?: string }, command: Command) {
     say("child_connected", `Its sub-agent connects as session ${paint.cyan(childId)}, a child of the parent.`, { session_id: childId });
 
     const elicitationId = `elicit_demo_${tag}`;
-    verdict = child.elicit({ sessionId: childId, elicitationId, params: { message: "Approve running 'git push origin main'?" }, signal: giveUp.signal });
+    const verdict = subAgent.track(child.elicit({ sessionId: childId, elicitationId, params: { message: "Approve running 'git push origin main'?" }, signal: subAgent.signal }));
     verdict.catch(() => undefined); // awaited below; a refusal must not go unhandled meanwhile
     say("child_blocked", `The sub-agent asks "Approve running 'git push origin main'?" (${paint.cyan(elicitationId)}) and blocks until a human decides.`, { elicitation_id: elicitationId });
 
@@ -81,13 +75,12 @@ async function demo(o: { wait: string; secret?: string }, command: Command) {
     await call(run, "POST", `/v1/sessions/${childId}/events`, { type: "approval", elicitation_id: elicitationId, action: "accept" });
     say("human_answered", `A human accepts (as \`tollgate answer ${elicitationId} accept\` would).`);
     const got = await verdict;
-    verdict = undefined;
     say("child_unblocked", `The sub-agent gets its verdict, ${paint.green(got.action)} (${got.reason}), and runs 'git push'.`, { action: got.action, reason: got.reason });
     const resolution = await notices.next(waitSeconds, "resolution notice");
     say("parent_told_resolved", `The parent hears it was resolved: ${paint.dim(resolution.text)}`, { text_received: resolution.text });
     say("done", "Done.");
   } finally {
-    if (verdict) await withdraw(verdict, giveUp);
+    await subAgent.gone(); // a demo that stops early withdraws its prompt: no human is left a stale approval
     child.close();
     parent.close();
   }

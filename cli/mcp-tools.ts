@@ -10,6 +10,7 @@ import { LIMITS } from "../functions/shared/schemas.js";
 import { keepAlive, type ElicitationContext } from "../sdk/mcp.js";
 import { TollgateError, type FormParams, type TollgateRunner, type Verdict } from "../sdk/runner.js";
 import { whyCancelled } from "../sdk/frames.js";
+import { AgentPresence } from "./presence.js";
 
 export interface McpToolsOptions {
   /** The session to ask in when the caller names none (`--session`). */
@@ -20,35 +21,6 @@ export interface McpToolsOptions {
   progressEveryMs?: number;
   /** The agent at the other end: once it is gone, the calls still waiting withdraw their cards. */
   agent?: AgentPresence;
-}
-
-/**
- * Whether the agent is still there. When it goes (a stdio agent closes its stdin or dies), every call
- * still waiting cancels its elicitation, so no human answers a card nobody waits for; without this
- * the card would stay until the reconnect grace resolved it `runner_gone`.
- */
-export class AgentPresence {
-  private readonly left = new AbortController();
-  private readonly waiting = new Set<Promise<unknown>>();
-  get signal(): AbortSignal {
-    return this.left.signal;
-  }
-  /** A wait to withdraw when the agent goes. */
-  track<T>(wait: Promise<T>): Promise<T> {
-    const settled = wait.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.waiting.add(settled);
-    void settled.then(() => this.waiting.delete(settled));
-    return wait;
-  }
-  /** The agent is gone: cancel every wait, and give their cancels up to `withinMs` to land. */
-  async gone(withinMs = 5_000): Promise<void> {
-    this.left.abort();
-    const pause = new Promise((done) => setTimeout(done, withinMs).unref());
-    await Promise.race([Promise.all(this.waiting), pause]);
-  }
 }
 
 const SessionArg = z
@@ -91,6 +63,7 @@ function permissionQuestion(toolName: string, input: Record<string, unknown>): s
 
 export function tollgateMcpServer(runner: TollgateRunner, options: McpToolsOptions = {}): McpServer {
   const registered = new Set<string>();
+  const agent = options.agent ?? new AgentPresence(); // one that never goes, unless the caller says when
   /** Parks in the caller's session (registered on first use) until the verdict. */
   async function park(sessionId: string | undefined, params: FormParams, timeoutSeconds: number | undefined, extra: ElicitationContext & { signal: AbortSignal }): Promise<Verdict> {
     const session = sessionId ?? options.session;
@@ -101,9 +74,8 @@ export function tollgateMcpServer(runner: TollgateRunner, options: McpToolsOptio
     }
     const stop = keepAlive(extra, options.progressEveryMs ?? 10_000); // so a caller with resetTimeoutOnProgress waits as long as the human takes
     try {
-      const signal = options.agent ? AbortSignal.any([extra.signal, options.agent.signal]) : extra.signal;
-      const wait = runner.elicit({ sessionId: session, elicitationId: `elicit_${randomUUID()}`, params, timeoutSeconds: timeoutSeconds ?? options.timeoutSeconds, signal });
-      return await (options.agent ? options.agent.track(wait) : wait);
+      const signal = AbortSignal.any([extra.signal, agent.signal]);
+      return await agent.track(runner.elicit({ sessionId: session, elicitationId: `elicit_${randomUUID()}`, params, timeoutSeconds: timeoutSeconds ?? options.timeoutSeconds, signal }));
     } finally {
       stop();
     }

@@ -8,8 +8,9 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import type { Command } from "commander";
 import { LIMITS } from "../functions/shared/schemas.js";
 import { TollgateRunner } from "../sdk/runner.js";
-import { AgentPresence, tollgateMcpServer, type McpToolsOptions } from "./mcp-tools.js";
+import { tollgateMcpServer, type McpToolsOptions } from "./mcp-tools.js";
 import { note } from "./output.js";
+import { AgentPresence } from "./presence.js";
 import { settingsOf, tokenOf, wholeNumber } from "./settings.js";
 import { openSocket } from "./socket.js";
 

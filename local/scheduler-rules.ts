@@ -88,8 +88,8 @@ export function validate(name: string, body: Body, now: number): ScheduleRequest
   if (!isStructure(target) || typeof target.Arn !== "string" || typeof target.RoleArn !== "string") {
     return violation(isStructure(target) ? target.Arn : undefined, "target.arn", "Member must not be null");
   }
-  const targetIssue = targetProblem(target, target.Arn, target.RoleArn) ?? windowProblem(body.FlexibleTimeWindow);
-  if (targetIssue) return targetIssue;
+  const issue = targetProblem(target, target.Arn, target.RoleArn) ?? windowProblem(body.FlexibleTimeWindow);
+  if (issue) return issue;
   if (target.Input !== undefined && typeof target.Input !== "string") return violation(target.Input, "target.input", "Member must be a string");
   if (target.Input !== undefined && target.Input.length < 1) return violation(target.Input, "target.input", "Member must have length greater than or equal to 1");
   return { group: group ?? "default", expression, at, targetArn: target.Arn, roleArn: target.RoleArn, input: target.Input ?? "{}" };

@@ -2,7 +2,7 @@
 const ID_CHARS = /[^A-Za-z0-9_.:-]/g;
 
 /** The first 128 bits of SHA-256, in hex. */
-export async function digest(text: string): Promise<string> {
+async function digest(text: string): Promise<string> {
   const hash = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
   return [...hash.slice(0, 16)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
