@@ -5,6 +5,7 @@
  * path still covers what each connection parked.
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { scheduleName, timerKeys } from "../functions/domain/timers.js";
 import { invocation } from "../local/lambda.js";
 import { type AwsCall, observeAwsCalls } from "./support/aws-calls.js";
 import { eventually, startTollgate, type Harness, type TestSocket } from "./support/tollgate.js";
@@ -74,7 +75,7 @@ it("tracks a session its hello never named on the connection that parks in it, a
   expect(commands).toContain("UpdateItemCommand");
   expect(commands).not.toContain("GetItemCommand");
   a.socket.close();
-  await t.scheduled(`gone-acme-${a.id}`);
+  await t.scheduled(scheduleName("runnerGone", timerKeys.runnerGone("acme", a.id)));
   await t.elapse(1_500);
   await eventually(async () => expect((await t.http(human, "GET", "/v1/elicitations/park_o2")).body.verdict).toMatchObject({ action: "cancel", reason: "runner_gone" }));
   expect((await t.http(human, "GET", "/v1/elicitations/park_o1")).body.status).toBe("pending");
