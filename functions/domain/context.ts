@@ -1,6 +1,8 @@
 /** What every domain module is built over: real clients in Lambda, local endpoints in tests. */
 import type { Config } from "../shared/config.js";
 import type { LinkSigner } from "../shared/links.js";
+import type { Resolve } from "./notify/post.js";
+import { systemResolve } from "./notify/urls.js";
 import type { Pusher } from "./push.js";
 import type { Stores } from "./stores/index.js";
 import type { Timers } from "./timers.js";
@@ -16,6 +18,8 @@ export interface Deps {
   /** Milliseconds since the epoch; tests may pass their own clock. */
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
+  /** A name's addresses, for notification targets; tests may pass their own. */
+  resolve?: Resolve;
 }
 
 export interface Context extends Required<Deps> {
@@ -26,6 +30,7 @@ export function context(deps: Deps): Context {
   const now = deps.now ?? Date.now;
   return {
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    resolve: systemResolve,
     ...deps,
     now,
     iso: () => new Date(now()).toISOString(),

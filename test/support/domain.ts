@@ -18,6 +18,8 @@ export interface Decorations {
   timers?: (real: Timers) => Timers;
   config?: Partial<Config>;
   now?: () => number;
+  /** What names resolve to, for notification targets. */
+  resolve?: (host: string) => Promise<string[]>;
 }
 
 export function domainOver(t: Harness, decorate: Decorations = {}) {
@@ -34,5 +36,6 @@ export function domainOver(t: Harness, decorate: Decorations = {}) {
     timers: (decorate.timers ?? same)(timers),
     links: linkSigner(async () => new TextEncoder().encode(SECRET), decorate.now ?? t.runtime.clock.now),
     now: decorate.now ?? t.runtime.clock.now,
+    ...(decorate.resolve && { resolve: decorate.resolve }),
   });
 }

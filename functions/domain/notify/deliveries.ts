@@ -13,7 +13,8 @@ import type { AttemptRecord, DeliveryItem, TargetItem, TargetRecord } from "../s
 import { timerKeys } from "../timers.js";
 import { knownTargets } from "./known-targets.js";
 import { slackBody, webhookBody, type NotificationSubject } from "./payloads.js";
-import { requirePublic } from "./urls.js";
+import { post } from "./post.js";
+import { isNonPublic } from "./urls.js";
 
 const KEPT_ATTEMPTS = 5;
 /** Deliveries stay readable for a week after their event. */
@@ -107,14 +108,10 @@ export function createDeliveries(ctx: Context, links: Links) {
         "webhook-signature": signature(target.secret, delivery.webhook_id, timestamp, delivery.payload_json),
       });
     }
-    try {
-      if (!ctx.config.notify.local) await requirePublic(url.hostname.replace(/^\[|\]$/g, ""));
-      const response = await fetch(url, { method: "POST", headers, body: delivery.payload_json, redirect: "manual", signal: AbortSignal.timeout(ctx.config.notify.timeoutMs) });
-      await response.body?.cancel();
-      return { ok: delivered(response.status), status: response.status };
-    } catch (error) {
-      return { ok: false, error: (error as Error).name === "TimeoutError" ? "timed out" : "could not connect" };
-    }
+    // In the cloud the connection goes to public addresses only; locally anywhere (a target there is loopback or https).
+    const allowed = ctx.config.notify.local ? () => true : (address: string) => !isNonPublic(address);
+    const result = await post(url, headers, delivery.payload_json, { resolve: ctx.resolve, allowed, timeoutMs: ctx.config.notify.timeoutMs });
+    return "status" in result ? { ok: delivered(result.status), status: result.status } : { ok: false, error: result.error };
   }
 
   /** Nothing the attempt would add to the target's item: a record within the interval, and no run of failures started or ended. */

@@ -34,7 +34,7 @@ export function createTargets(ctx: Context) {
 
   async function put(caller: Caller, targetId: string, body: PutTargetBody): Promise<{ created: boolean; target: NotificationTarget }> {
     requireRole(caller, "manageTargets");
-    const url = await checkTargetUrl(body.url, ctx.config.notify.local);
+    const url = await checkTargetUrl(body.url, ctx.config.notify.local, ctx.resolve);
     const secret = body.kind === "webhook" ? newSecret() : undefined;
     const settings = {
       target_kind: body.kind,

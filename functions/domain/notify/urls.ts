@@ -6,6 +6,7 @@
 import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
 import { badRequest } from "../../shared/errors.js";
+import type { Resolve } from "./post.js";
 
 const V4_BLOCKED: [number, number][] = [
   [0x00000000, 8],
@@ -46,7 +47,7 @@ const isLoopback = (host: string) => host === "localhost" || host === "::1" || (
 const bare = (hostname: string) => hostname.replace(/^\[|\]$/g, "");
 
 /** The URL, checked; a refusal is `bad_request` saying why. */
-export async function checkTargetUrl(raw: string, local: boolean): Promise<URL> {
+export async function checkTargetUrl(raw: string, local: boolean, resolve: Resolve): Promise<URL> {
   let url: URL;
   try {
     url = new URL(raw);
@@ -61,20 +62,16 @@ export async function checkTargetUrl(raw: string, local: boolean): Promise<URL> 
     return url;
   }
   if (url.protocol !== "https:") throw badRequest("url: must be https");
-  if (!local) await requirePublic(host);
+  if (!local) await requirePublic(host, resolve);
   return url;
 }
 
-/** Every address the host stands for is public (checked again before each delivery: a name can change). */
-export async function requirePublic(host: string): Promise<void> {
-  const addresses = isIP(host) ? [host] : await resolve(host);
+/** Every address the host stands for is public (each delivery's connection checks again: a name can change). */
+async function requirePublic(host: string, resolve: Resolve): Promise<void> {
+  const addresses = isIP(host) ? [host] : await resolve(host).catch(() => []);
+  if (addresses.length === 0) throw badRequest("url: host does not resolve");
   if (addresses.some(isNonPublic)) throw badRequest("url: must not point at a private, loopback or link-local address");
 }
 
-async function resolve(host: string): Promise<string[]> {
-  try {
-    return (await lookup(host, { all: true })).map((a) => a.address);
-  } catch {
-    throw badRequest("url: host does not resolve");
-  }
-}
+/** The system resolver's answer: every address, as a connection would look the name up. */
+export const systemResolve: Resolve = async (host) => (await lookup(host, { all: true })).map((a) => a.address);
