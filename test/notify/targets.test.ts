@@ -27,6 +27,17 @@ it("a service token creates a webhook target with its secret once, and later rep
   expect(changed.status).toBe(200);
   expect(changed.body.secret).toBeUndefined();
   expect(changed.body.events).toEqual(["elicitation.requested"]);
+  // `events` and `sessions` are sets: each value once, as first given.
+  const repeated = await t.http(service, "PUT", "/v1/notification-targets/ops", {
+    ...webhook,
+    events: ["elicitation.resolved", "elicitation.requested", "elicitation.resolved"],
+    sessions: ["s1", "s2", "s1"],
+  });
+  expect([repeated.body.events, repeated.body.sessions]).toEqual([
+    ["elicitation.resolved", "elicitation.requested"],
+    ["s1", "s2"],
+  ]);
+  await t.http(service, "PUT", "/v1/notification-targets/ops", { ...webhook, events: ["elicitation.requested"] });
   const listed = await t.http(service, "GET", "/v1/notification-targets");
   expect(listed.body.targets.map((x: any) => [x.target_id, x.secret])).toEqual([["ops", undefined]]);
   const rotated = await t.http(service, "POST", "/v1/notification-targets/ops/rotate");

@@ -12,6 +12,9 @@ import { checkTargetUrl } from "./urls.js";
 /** A Standard Webhooks signing secret: `whsec_` and 24 random bytes in base64. */
 const newSecret = () => `whsec_${randomBytes(24).toString("base64")}`;
 
+/** Each value once, in the order first given: `events` and `sessions` are sets. */
+const once = <T>(values: readonly T[] | undefined) => values && [...new Set(values)];
+
 /** The target as the API shows it; the secret only when `withSecret`. */
 export function targetView(item: TargetItem, withSecret = false): NotificationTarget {
   return {
@@ -39,8 +42,8 @@ export function createTargets(ctx: Context) {
     const settings = {
       target_kind: body.kind,
       url: url.href,
-      events: body.events ?? NotificationEvent.options,
-      sessions: body.sessions,
+      events: once(body.events) ?? NotificationEvent.options,
+      sessions: once(body.sessions),
       remind_after_seconds: body.remind_after_seconds,
       remind_times: body.remind_times,
     };
