@@ -6,6 +6,7 @@
  */
 import { setTimeout as delay } from "node:timers/promises";
 import { Option, type Command } from "commander";
+import * as z from "zod";
 import { decisionOf, hookElicitationId, hookOutput, hookParams, hookSessions, HookInput, timedOut, type HookDecision } from "../sdk/claude-code.js";
 import { TollgateRunner, type Verdict } from "../sdk/runner.js";
 import { EXIT } from "./exit.js";
@@ -39,6 +40,17 @@ function parseInput(text: string): HookInput {
   return parsed.data;
 }
 
+const Claims = z.object({ sub: z.string() });
+
+/** The `sub` of a JWT, read but not verified: it only tells the hook's own cancel from another's. */
+function subjectOf(token: string): string | undefined {
+  try {
+    return Claims.parse(JSON.parse(Buffer.from(token.split(".")[1] ?? "", "base64url").toString())).sub;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Raise the card and park until the verdict or the deadline, whichever comes first. */
 async function ask(settings: Settings, input: HookInput, o: { timeoutSeconds: number; onTimeout: "deny" | "ask" }): Promise<HookDecision> {
   const deadline = AbortSignal.timeout(o.timeoutSeconds * 1000);
@@ -50,12 +62,13 @@ async function ask(settings: Settings, input: HookInput, o: { timeoutSeconds: nu
       sessionId: session.session_id,
       elicitationId: await hookElicitationId(input),
       params: hookParams(input),
-      timeoutSeconds: o.timeoutSeconds,
+      // The hook's own deadline cancels the card; Tollgate's, a little later, closes it should the hook be killed first.
+      timeoutSeconds: o.timeoutSeconds + CANCEL_GRACE_MS / 1000,
       signal: deadline,
     });
     const late = new Promise<undefined>((resolve) => deadline.addEventListener("abort", () => resolve(delay(CANCEL_GRACE_MS, undefined, { ref: false })), { once: true }));
     const outcome: Verdict | undefined = await Promise.race([verdict, late]);
-    return outcome ? decisionOf(outcome, o.onTimeout, o.timeoutSeconds) : timedOut(o.onTimeout, o.timeoutSeconds);
+    return outcome ? decisionOf(outcome, o.onTimeout, o.timeoutSeconds, subjectOf(tokenOf(settings))) : timedOut(o.onTimeout, o.timeoutSeconds);
   } catch (error) {
     if (deadline.aborted) return timedOut(o.onTimeout, o.timeoutSeconds);
     throw error;

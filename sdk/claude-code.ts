@@ -98,10 +98,16 @@ export function hookParams(input: HookInput): ElicitParams {
 
 export type HookDecision = { behavior: "allow" } | { behavior: "deny"; message: string } | { behavior: "ask" };
 
-/** A verdict as the hook's decision: only a human's accept allows; a timeout follows `onTimeout`. */
-export function decisionOf(verdict: Verdict, onTimeout: "deny" | "ask", timeoutSeconds: number): HookDecision {
+/**
+ * A verdict as the hook's decision: only a human's accept allows; a timeout follows `onTimeout`.
+ * `self`: the `sub` of the hook's own token. The hook cancels its card at its own deadline, so a cancel
+ * by `self` is that deadline, read again by a rerun of the hook (or a twin run of it): it answers as
+ * a timeout does, not as a cancelled run.
+ */
+export function decisionOf(verdict: Verdict, onTimeout: "deny" | "ask", timeoutSeconds: number, self?: string): HookDecision {
   if (verdict.action === "accept") return { behavior: "allow" };
-  if (verdict.reason === "timeout") return timedOut(onTimeout, timeoutSeconds);
+  const ownDeadline = verdict.reason === "cancelled" && self !== undefined && verdict.resolved_by === self;
+  if (verdict.reason === "timeout" || ownDeadline) return timedOut(onTimeout, timeoutSeconds);
   if (verdict.action === "decline") return { behavior: "deny", message: verdict.message || "Declined by a human in Tollgate." };
   return { behavior: "deny", message: `Cancelled in Tollgate (${whyCancelled(verdict)}).` };
 }

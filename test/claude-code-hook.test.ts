@@ -87,6 +87,23 @@ it("--on-timeout ask: PermissionRequest prints nothing, so Claude Code asks as u
   expect(run.stdout).toBe("");
 });
 
+it("a rerun after the hook's own deadline answers as the timeout did (--on-timeout ask: ask), not as a cancelled run", { timeout: 90_000 }, async () => {
+  const input = preToolUse("cc-late-again", "toolu_01LATEAGAIN");
+  const first = hook(input, ["--timeout", "2", "--on-timeout", "ask"]);
+  const pending = await card("claude-code:cc-late-again");
+  expect((await decision(first)).hookSpecificOutput.permissionDecision).toBe("ask");
+  const read = await local.t.http(local.human, "GET", `/v1/elicitations/${pending.elicitation_id}`);
+  expect(read.body.verdict).toMatchObject({ action: "cancel", reason: "cancelled" }); // the hook's own cancel at its deadline
+  const again = await cli(["hook", "claude-code", "--timeout", "2", "--on-timeout", "ask"], local.env, JSON.stringify(input));
+  expect(JSON.parse(again.stdout).hookSpecificOutput.permissionDecision).toBe("ask");
+  // The run cancelled by someone else (another token) is still a deny.
+  const other = preToolUse("cc-run-cancelled", "toolu_01RUNCANCEL");
+  const waiting = hook(other, ["--on-timeout", "ask"]);
+  await card("claude-code:cc-run-cancelled");
+  expect((await local.t.http(await local.t.token("service"), "POST", "/v1/sessions/claude-code:cc-run-cancelled/cancel", {})).status).toBe(200);
+  expect((await decision(waiting)).hookSpecificOutput).toMatchObject({ permissionDecision: "deny", permissionDecisionReason: expect.stringMatching(/run was cancelled/) });
+});
+
 it("the same tool_use_id again joins the same wait: one card, and a rerun after the verdict gets it at once", { timeout: 120_000 }, async () => {
   const input = preToolUse("cc-twice", "toolu_01TWICE");
   const first = hook(input);
