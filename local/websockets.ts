@@ -147,7 +147,8 @@ export function createWebSockets(options: { invoke: Invoke; clock: Clock; log: (
   async function onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer) {
     const refuse = (status: string) => socket.end(`HTTP/1.1 ${status}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`);
     if (closing) return refuse("503 Service Unavailable");
-    const connectionId = randomBytes(9).toString("base64url");
+    // Shaped as API Gateway's are (`L0SM9cOFvHcCIhw=`): 15 of `A-Z a-z 0-9 - _`, then `=`.
+    const connectionId = `${randomBytes(11).toString("base64url")}=`;
     const authorizer = await authorize(req, connectionId);
     if (typeof authorizer === "string") return refuse(authorizer);
     if (closing) return refuse("503 Service Unavailable");
