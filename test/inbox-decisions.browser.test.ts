@@ -44,6 +44,23 @@ describe.skipIf(noBrowser)("reasons and decisions in the inbox", () => {
     expect(listed.body.items.map((e: any) => [e.elicitation_id, e.verdict.message, e.verdict.via])).toEqual([[id, "not on Fridays", "token"]]);
   });
 
+  it("takes Enter in the reason field as no verdict: the human picks Decline or Approve", async () => {
+    const inbox = started();
+    const s = sid("dec_enter");
+    await inbox.session(s, { title: "Enter" });
+    const id = await inbox.raise(s, { message: "Force-push the release branch?" });
+    const page = await inbox.open(`/#session=${s}`);
+    await live(page);
+    const posted: string[] = [];
+    page.on("request", (r) => r.method() === "POST" && r.url().endsWith("/events") && posted.push(r.postDataJSON().action));
+    await page.getByTestId(`reason-${id}`).fill("history would be lost");
+    await page.getByTestId(`reason-${id}`).press("Enter");
+    await page.getByTestId(`decline-${id}`).click();
+    await expect.poll(() => text(page, `verdict-${id}`), poll).toMatch(/Declined.*history would be lost/);
+    expect(posted).toEqual(["decline"]);
+    expect((await inbox.t.http(inbox.human, "GET", `/v1/elicitations/${id}`)).body.verdict).toMatchObject({ action: "decline", message: "history would be lost" });
+  });
+
   it("a card answered elsewhere tells the reason given there, and so does the standalone page", async () => {
     const inbox = started();
     const { t } = inbox;

@@ -115,6 +115,10 @@ export function createCard(event, opts = {}) {
       autocomplete: "off",
       "data-testid": `reason-${id}`,
       placeholder: "Why? The agent is told (optional)",
+      // Enter would submit the form, which accepts: a reason typed for a decline must not approve.
+      onkeydown: (/** @type {KeyboardEvent} */ e) => {
+        if (e.key === "Enter" && !e.isComposing) e.preventDefault();
+      },
     })
   );
   const fields = h(
