@@ -138,6 +138,37 @@ describe.skipIf(noBrowser)("approval inbox in a browser", () => {
     await inbox.getByTestId(`accept-${other2}`).waitFor();
   });
 
+  it("keeps the keyboard's place when a card is answered: focus moves to its verdict, here or from elsewhere", async () => {
+    const s = sid("conv_keys");
+    await session(s, { title: "Keyboard" });
+    const first = await raise(s, { message: "Restart the queue?" });
+    const second = await raise(s, { message: "Drain the cache?" });
+    const page = await open(`/#session=${s}`);
+    await live(page);
+    const focused = () => page.evaluate(() => document.activeElement?.getAttribute("data-testid") ?? document.activeElement?.tagName);
+
+    await page.getByTestId(`accept-${first}`).press("Enter");
+    await expect.poll(() => text(page, `verdict-${first}`), poll).toMatch(/Accepted/);
+    expect(await focused()).toBe(`verdict-${first}`);
+    // Tab goes on from where the human was: into the next card.
+    await page.keyboard.press("Tab");
+    expect(await page.getByTestId(`card-${second}`).evaluate((card) => card.contains(document.activeElement))).toBe(true);
+
+    // Someone else answers the card the human is typing a reason in.
+    await page.getByTestId(`reason-${second}`).focus();
+    await t.http(await t.token("human", "human-2"), "POST", `/v1/sessions/${s}/events`, { type: "approval", elicitation_id: second, action: "decline" });
+    await expect.poll(() => text(page, `verdict-${second}`), poll).toMatch(/Declined.*human-2/);
+    expect(await focused()).toBe(`verdict-${second}`);
+
+    // An answer that does not go out gives the focus back to the button it was given with.
+    const third = await raise(s, { message: "Rotate the logs?" });
+    await page.getByTestId(`card-${third}`).waitFor();
+    await page.route("**/events", (route) => route.abort(), { times: 1 });
+    await page.getByTestId(`decline-${third}`).press("Enter");
+    await expect.poll(() => text(page, `card-${third}`), poll).toContain("Cannot reach Tollgate");
+    expect(await focused()).toBe(`decline-${third}`);
+  });
+
   it("shows the standing verdict when someone else answered first", async () => {
     const s = sid("conv_stale");
     await session(s, { title: "Stale tab" });

@@ -101,9 +101,11 @@ export function createCard(event, opts = {}) {
   let settled = false; // an authoritative verdict is shown
   /** @type {{action: VerdictAction, content?: Record<string, unknown>, by: string} | null} */
   let answered = null; // what we submitted (resolved events do not carry the content)
+  /** @type {HTMLElement | null} */
+  let focusedAtAnswer = null; // the control the human answered from (busy() takes its focus away)
 
   const error = h("p", { class: "error", role: "alert", hidden: true });
-  const verdict = h("div", { class: "verdict", "data-testid": `verdict-${id}`, "aria-live": "polite", hidden: true });
+  const verdict = h("div", { class: "verdict", "data-testid": `verdict-${id}`, "aria-live": "polite", tabindex: "-1", hidden: true });
   const accept = h("button", { type: "submit", class: "primary", "data-testid": `accept-${id}` }, link ? "Consent" : schema ? "Accept" : "Approve");
   const decline = h("button", { type: "button", "data-testid": `decline-${id}`, onclick: () => answer("decline") }, "Decline");
   const reasonId = nextId("reason");
@@ -164,6 +166,8 @@ export function createCard(event, opts = {}) {
   /** @param {Verdict} v @param {{note?: string, provisional?: boolean}} [o] */
   function resolve(v, { note, provisional = false } = {}) {
     if (settled && provisional) return; // the server's own event already came
+    // The form goes away: a human whose focus was in it keeps their place at the verdict, not at the page's top.
+    const refocus = focusedAtAnswer !== null || form.contains(document.activeElement);
     settled = settled || !provisional;
     if (v.content === undefined && answered?.action === v.action && v.resolved_by === answered.by) v = { ...v, content: answered.content };
     el.dataset.state = "resolved";
@@ -175,6 +179,7 @@ export function createCard(event, opts = {}) {
     fill(verdict, verdictNodes(v, note, schema));
     if (link?.open && v.action === "accept") verdict.append(link.open);
     verdict.hidden = false;
+    if (refocus) verdict.focus();
   }
 
   /** @param {VerdictAction} action */
@@ -183,6 +188,7 @@ export function createCard(event, opts = {}) {
     if (action === "accept" && !form.reportValidity()) return;
     const message = reason.value.trim() || undefined;
     const body = { type: /** @type {const} */ ("approval"), elicitation_id: id, action, content, message };
+    focusedAtAnswer = document.activeElement instanceof HTMLElement && form.contains(document.activeElement) ? document.activeElement : null;
     busy(true);
     error.hidden = true;
     const me = opts.by ?? (claims().sub || "you");
@@ -209,6 +215,8 @@ export function createCard(event, opts = {}) {
         error.textContent = e instanceof Error ? e.message : String(e);
         error.hidden = false;
         busy(false);
+        focusedAtAnswer?.focus();
+        focusedAtAnswer = null;
       }
     }
   }
