@@ -6,7 +6,9 @@
 import { ApiGatewayManagementApiClient, DeleteConnectionCommand } from "@aws-sdk/client-apigatewaymanagementapi";
 import type { Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { mintToken } from "../local/tokens.js";
 import { live, noBrowser, poll, sid, startInbox, text, visible, type Inbox } from "./support/inbox.js";
+import { SECRET } from "./support/tollgate.js";
 
 describe.skipIf(noBrowser)("approval inbox in a browser", () => {
   let inbox: Inbox;
@@ -323,5 +325,35 @@ describe.skipIf(noBrowser)("approval inbox in a browser", () => {
     await page.getByRole("button", { name: "Use this token" }).click();
     await live(page);
     expect(await page.locator("#who").textContent()).toContain("human-1");
+  });
+
+  it("asks for a token again once its token expired: at the live socket's next frame, and at a reconnect", async () => {
+    /** A fresh browser signed in with a token that expires a minute from now on the runtime's clock. */
+    async function signedInBriefly(sub: string) {
+      const page = await (await inbox.context()).newPage();
+      page.setDefaultTimeout(10_000);
+      page.on("pageerror", (e) => inbox.pageErrors.push(e.message));
+      await page.clock.install();
+      await page.goto(`${t.runtime.httpUrl}/?token=${await mintToken(SECRET, { sub, tenant: "acme", role: "human" }, 60, t.clock.now())}`);
+      await live(page);
+      return page;
+    }
+    const asked = async (page: Page) => {
+      await page.locator("#signin").waitFor();
+      expect(await page.locator("#signin").textContent()).toContain("expired");
+    };
+
+    // The socket's next frame (its ping) is refused once the token has expired.
+    const pinging = await signedInBriefly("human-brief-1");
+    await t.clock.advance(61_000);
+    await pinging.clock.fastForward("05:00");
+    await asked(pinging);
+
+    // A socket that drops after the token expired is refused when it connects again.
+    const before = await subscribers();
+    const dropped = await signedInBriefly("human-brief-2");
+    await t.clock.advance(61_000);
+    await dropSocket(dropped, before);
+    await asked(dropped);
   });
 });

@@ -8,6 +8,8 @@ import { currentToken, whenSignedOut } from "./signin.js";
 
 const PING_MS = 5 * 60 * 1000; // API Gateway drops idle sockets after 10 minutes
 const FALLBACK_MS = 1500;
+/** A read that any valid human token may make: its 401 tells a refused token from a lost network. */
+const TOKEN_CHECK = "/v1/sessions?limit=1";
 
 /**
  * How long to wait before reconnect attempt `attempt` (0, 1, …): doubling from 1 s up to 30 s,
@@ -71,6 +73,9 @@ export function live({ sessions = "*", onEvent, onReady }) {
     if (!everReady) ready();
   }, FALLBACK_MS);
 
+  /** The socket closed before it subscribed, or after a frame of it was refused `unauthorized`: maybe the token's end (docs/protocol.md "Connections"). */
+  let refused = false;
+
   /** @param {MessageEvent} m */
   function onMessage(m) {
     let frame;
@@ -81,6 +86,7 @@ export function live({ sessions = "*", onEvent, onReady }) {
     }
     if (frame.type === "subscribed") {
       attempt = 0;
+      refused = false;
       subscribedAs = typeof frame.connection_id === "string" ? frame.connection_id : null;
       setConn("live", "Live");
       clearTimeout(fallback);
@@ -88,6 +94,7 @@ export function live({ sessions = "*", onEvent, onReady }) {
     } else if (frame.type === "error") {
       console.warn("tollgate socket error", frame.code, frame.message);
       if (frame.code === "forbidden" || frame.code === "unauthorized") setConn("offline", `Not live: ${frame.message}`);
+      refused ||= frame.code === "unauthorized";
     } else if (frame.type !== "pong") {
       onEvent(frame);
     }
@@ -98,6 +105,7 @@ export function live({ sessions = "*", onEvent, onReady }) {
     setConn("connecting", "Connecting…");
     const socket = new WebSocket(`${endpoints().ws}?token=${encodeURIComponent(currentToken())}`);
     ws = socket;
+    refused = true; // until it subscribes
     socket.onopen = () => {
       socket.send(JSON.stringify({ action: "subscribe", sessions, badges: false }));
       clearInterval(pingTimer);
@@ -111,6 +119,8 @@ export function live({ sessions = "*", onEvent, onReady }) {
       const delay = retryDelay(attempt++);
       setConn("offline", `Offline, retrying in ${Math.ceil(delay / 1000)} s`);
       retryTimer = setTimeout(open, delay);
+      // An expired token is refused at every reconnect: the HTTP API's 401 signs out (api.js) and asks for another.
+      if (refused) api(TOKEN_CHECK).catch(() => {});
     };
   }
 
