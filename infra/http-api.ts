@@ -9,6 +9,7 @@ import * as apigwv2 from "aws-cdk-lib/aws-apigatewayv2";
 import { HttpLambdaIntegration } from "aws-cdk-lib/aws-apigatewayv2-integrations";
 import * as logs from "aws-cdk-lib/aws-logs";
 import type { Construct } from "constructs";
+import { cors } from "../functions/shared/cors.js";
 import { acknowledgeApiInvokePermissions, acknowledgeLogGroupChoices } from "./nag.js";
 import { type ApiPartProps, StackPart } from "./part.js";
 import { constructIdFor } from "./tollgate-function.js";
@@ -26,9 +27,9 @@ export class TollgateHttpApi extends StackPart {
       createDefaultStage: false,
       corsPreflight: {
         allowOrigins: cfg.corsOrigins,
-        allowMethods: [apigwv2.CorsHttpMethod.GET, apigwv2.CorsHttpMethod.PUT, apigwv2.CorsHttpMethod.POST, apigwv2.CorsHttpMethod.DELETE, apigwv2.CorsHttpMethod.OPTIONS],
-        allowHeaders: ["authorization", "content-type"],
-        maxAge: Duration.hours(1),
+        allowMethods: cors.allowMethods.map((method) => apigwv2.CorsHttpMethod[method]),
+        allowHeaders: [...cors.allowHeaders],
+        maxAge: Duration.seconds(cors.maxAgeSeconds),
       },
     });
     const accessLogs = new logs.LogGroup(this, "HttpAccessLogs", {

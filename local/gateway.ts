@@ -8,6 +8,7 @@ import { readFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { extname } from "node:path";
 import { functions, type FunctionName } from "../functions/catalog.js";
+import { cors } from "../functions/shared/cors.js";
 import type { Clock } from "./clock.js";
 import { inboxFile } from "./inbox-files.js";
 import type { Invoke } from "./lambda.js";
@@ -26,6 +27,14 @@ export type Mount = (req: IncomingMessage, res: ServerResponse, url: URL, body: 
 
 /** What API Gateway's HTTP API answers a request that no route matches: its own body, not the contract's error. */
 const noRoute = { message: "Not Found" };
+
+/** API Gateway's answer to a CORS preflight, for every origin (the deployment's default). */
+const preflight = {
+  "access-control-allow-origin": "*",
+  "access-control-allow-methods": cors.allowMethods.join(","),
+  "access-control-allow-headers": cors.allowHeaders.join(","),
+  "access-control-max-age": String(cors.maxAgeSeconds),
+};
 
 const contentTypes: Record<string, string> = {
   ".html": "text/html; charset=utf-8",
@@ -66,6 +75,10 @@ export function createGateway(options: { invoke: Invoke; clock: Clock; mounts: M
     const body = await readBody(req);
     if (url.pathname.startsWith("/@connections/")) return sockets.onConnectionsApi(req, res, url, body);
     for (const mount of options.mounts) if (await mount(req, res, url, body.toString())) return;
+    if (req.headers.origin) {
+      if (req.method === "OPTIONS" && req.headers["access-control-request-method"]) return res.writeHead(204, preflight).end();
+      res.setHeader("access-control-allow-origin", "*");
+    }
     const route = routes.find((r) => r.method === req.method && r.pattern.test(url.pathname));
     if (route) return onRoute(route, req, res, url, body);
     if (req.method === "GET") return onStatic(res, url.pathname);

@@ -1,6 +1,6 @@
 /**
  * The local stand-ins refuse what AWS refuses, in AWS's words and codes: Scheduler's validation of
- * one-time schedules, the HTTP API's 404 for a request no route matches, API Gateway's WebSocket
+ * one-time schedules, the HTTP API's 404 for a request no route matches and its CORS, API Gateway's WebSocket
  * frame, message, idle and lifetime limits, and the `@connections` API's size limit and 410 for a
  * closed connection; a runtime that stops lets no client back in. Time limits run on the runtime's
  * clock, which the test moves.
@@ -157,6 +157,26 @@ describe("HTTP API", () => {
     // A route that exists answers in the contract's words.
     const missing = await t.http(human, "GET", "/v1/elicitations/e_none");
     expect(missing.body).toEqual({ error: { code: "not_found", message: expect.any(String) } });
+  });
+
+  it("answers CORS preflights for any origin, and its replies to a page of another origin carry the allow-origin header", async () => {
+    const origin = "http://localhost:3000";
+    const preflight = await fetch(`${t.runtime.httpUrl}/v1/sessions/s1/events`, {
+      method: "OPTIONS",
+      headers: { origin, "access-control-request-method": "POST", "access-control-request-headers": "authorization,content-type" },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get("access-control-allow-origin")).toBe("*");
+    expect(preflight.headers.get("access-control-allow-methods")?.split(",")).toEqual(expect.arrayContaining(["GET", "PUT", "POST", "DELETE"]));
+    expect(preflight.headers.get("access-control-allow-headers")?.split(",")).toEqual(expect.arrayContaining(["authorization", "content-type"]));
+    expect(preflight.headers.get("access-control-max-age")).toBe("3600");
+    const human = await t.token("human");
+    for (const token of [human, undefined]) {
+      const response = await fetch(`${t.runtime.httpUrl}/v1/sessions`, { headers: { origin, ...(token ? { authorization: `Bearer ${token}` } : {}) } });
+      expect(response.headers.get("access-control-allow-origin"), `status ${response.status}`).toBe("*");
+    }
+    // No origin, no preflight: an OPTIONS request is one no route takes.
+    expect((await fetch(`${t.runtime.httpUrl}/v1/sessions`, { method: "OPTIONS" })).status).toBe(404);
   });
 });
 
