@@ -29,6 +29,7 @@ export class TollgateHttpApi extends StackPart {
         allowOrigins: cfg.corsOrigins,
         allowMethods: cors.allowMethods.map((method) => apigwv2.CorsHttpMethod[method]),
         allowHeaders: [...cors.allowHeaders],
+        exposeHeaders: [...cors.exposeHeaders],
         maxAge: Duration.seconds(cors.maxAgeSeconds),
       },
     });

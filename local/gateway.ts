@@ -78,6 +78,7 @@ export function createGateway(options: { invoke: Invoke; clock: Clock; mounts: M
     if (req.headers.origin) {
       if (req.method === "OPTIONS" && req.headers["access-control-request-method"]) return res.writeHead(204, preflight).end();
       res.setHeader("access-control-allow-origin", "*");
+      res.setHeader("access-control-expose-headers", cors.exposeHeaders.join(","));
     }
     const route = routes.find((r) => r.method === req.method && r.pattern.test(url.pathname));
     if (route) return onRoute(route, req, res, url, body);

@@ -175,6 +175,9 @@ describe("HTTP API", () => {
       const response = await fetch(`${t.runtime.httpUrl}/v1/sessions`, { headers: { origin, ...(token ? { authorization: `Bearer ${token}` } : {}) } });
       expect(response.headers.get("access-control-allow-origin"), `status ${response.status}`).toBe("*");
     }
+    // A page of another origin may read the reply headers the contract names: a history page's next cursor, a refusal's retry time.
+    const page = await fetch(`${t.runtime.httpUrl}/v1/history?format=jsonl`, { headers: { origin, authorization: `Bearer ${human}` } });
+    expect(page.headers.get("access-control-expose-headers")?.split(",")).toEqual(expect.arrayContaining(["x-next-cursor", "retry-after"]));
     // No origin, no preflight: an OPTIONS request is one no route takes.
     expect((await fetch(`${t.runtime.httpUrl}/v1/sessions`, { method: "OPTIONS" })).status).toBe(404);
   });
