@@ -118,7 +118,7 @@ describe("round trip", () => {
     expect(await t.quietScan()).toEqual(before);
   });
 
-  it("answers the same request again with the same id and refuses other params", async () => {
+  it("answers the same request again with the same id and refuses other params or another session", async () => {
     const runner = await t.token("runner");
     await t.http(runner, "PUT", "/v1/sessions/conv_d", {});
     const raise = { type: "response.elicitation_request", elicitation_id: "elicit_d1", params: ask(), timeout_seconds: 60 };
@@ -127,8 +127,13 @@ describe("round trip", () => {
     const again = await t.http(runner, "POST", "/v1/sessions/conv_d/events", raise);
     expect(again).toEqual({ status: 200, body: first.body });
     const other = await t.http(runner, "POST", "/v1/sessions/conv_d/events", { ...raise, params: ask("Something else?") });
-    expect(other.status).toBe(409);
+    expect(other).toEqual({ status: 409, body: { error: { code: "conflict", message: "this elicitation id exists with other params" } } });
+    // The same params in another session: the refusal says what differs.
+    await t.http(runner, "PUT", "/v1/sessions/conv_d2", {});
+    const elsewhere = await t.http(runner, "POST", "/v1/sessions/conv_d2/events", raise);
+    expect(elsewhere).toEqual({ status: 409, body: { error: { code: "conflict", message: "this elicitation id exists in another session" } } });
     expect((await t.http(human, "GET", "/v1/sessions/conv_d")).body.pending_elicitations_count).toBe(1);
+    expect((await t.http(human, "GET", "/v1/sessions/conv_d2")).body.pending_elicitations_count).toBe(0);
   });
 
   it("an elicit sent again after its verdict, on the connection that already heard it, is answered with the verdict again; so is a resume", async () => {

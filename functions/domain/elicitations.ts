@@ -101,13 +101,12 @@ export function createElicitations(ctx: Context, sessions: Sessions, delivery: D
     return undefined;
   }
 
-  /** The same id again: the same params answer the same; other params are a conflict. */
+  /** The same id again: the same params in the same session answer the same; anything else is a conflict. */
   async function republish(caller: Caller, input: RaiseInput & { elicitation_id: string }, connection?: Connection) {
     const existing = await find(caller.tenant, input.elicitation_id);
     if (!existing) throw new ProtocolError("conflict", "elicitation id is being created concurrently");
-    if (existing.session_id !== input.session_id || existing.params_hash !== hashOf(input.params)) {
-      throw new ProtocolError("conflict", "this elicitation id exists with other params");
-    }
+    if (existing.session_id !== input.session_id) throw new ProtocolError("conflict", "this elicitation id exists in another session");
+    if (existing.params_hash !== hashOf(input.params)) throw new ProtocolError("conflict", "this elicitation id exists with other params");
     requireOwner(caller, existing);
     // A re-publish after a failed notice delivery arms the block again (docs/protocol.md "Lifecycle rules" 4).
     if (existing.status === "pending" && existing.block_state === "released") await store.rearm(existing);
