@@ -5,5 +5,5 @@ import { CancelSessionBody, Id } from "./shared/schemas.js";
 
 export const handler = httpHandler(async ({ caller, path, body }, { tollgate }) => {
   const { descendants } = parse(CancelSessionBody, body);
-  return { body: await tollgate.runners.cancelSession(caller, parse(Id, path.id), descendants ?? false) };
+  return { body: await tollgate.runners.cancelSession(caller, parse(Id, path.id, "session id"), descendants ?? false) };
 });

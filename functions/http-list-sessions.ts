@@ -14,7 +14,7 @@ export const handler = httpHandler(async ({ caller, query }, { tollgate, signing
       body: {
         sessions: await tollgate.sessions.lookup(
           caller,
-          ids.map((id) => parse(Id, id)),
+          ids.map((id) => parse(Id, id, "ids")),
         ),
         next_cursor: null,
       },

@@ -3,4 +3,4 @@ import { httpHandler } from "./lambda/http.js";
 import { parse } from "./shared/parse.js";
 import { Id } from "./shared/schemas.js";
 
-export const handler = httpHandler(async ({ caller, path }, { tollgate }) => ({ body: await tollgate.sessions.peek(caller, parse(Id, path.id)) }));
+export const handler = httpHandler(async ({ caller, path }, { tollgate }) => ({ body: await tollgate.sessions.peek(caller, parse(Id, path.id, "session id")) }));

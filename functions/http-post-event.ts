@@ -4,7 +4,7 @@ import { parse } from "./shared/parse.js";
 import { Id, PostEventBody } from "./shared/schemas.js";
 
 export const handler = httpHandler(async ({ caller, path, body }, { tollgate }) => {
-  const sessionId = parse(Id, path.id);
+  const sessionId = parse(Id, path.id, "session id");
   const event = parse(PostEventBody, body);
   switch (event.type) {
     case "response.elicitation_request": {

@@ -6,7 +6,7 @@ import { Id, PostMessageBody } from "./shared/schemas.js";
 
 export const handler = httpHandler(async ({ caller, path, body }, { tollgate }) => {
   requireRole(caller, "sendMessage");
-  const sessionId = parse(Id, path.id);
+  const sessionId = parse(Id, path.id, "session id");
   const message = parse(PostMessageBody, body);
   await tollgate.sessions.find(caller.tenant, sessionId);
   if (message.from_session_id) await tollgate.sessions.find(caller.tenant, message.from_session_id);

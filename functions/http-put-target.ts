@@ -5,6 +5,6 @@ import { parse } from "./shared/parse.js";
 import { Id } from "./shared/schemas.js";
 
 export const handler = httpHandler(async ({ caller, path, body }, { tollgate }) => {
-  const { created, target } = await tollgate.targets.put(caller, parse(Id, path.id), parse(PutTargetBody, body));
+  const { created, target } = await tollgate.targets.put(caller, parse(Id, path.id, "target id"), parse(PutTargetBody, body));
   return { status: created ? 201 : 200, body: target };
 });

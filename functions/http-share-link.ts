@@ -4,7 +4,7 @@ import { parse } from "./shared/parse.js";
 import { Id, ShareLinkBody } from "./shared/schemas.js";
 
 export const handler = httpHandler(async ({ caller, path, body }, { tollgate }) => {
-  const elicitationId = parse(Id, path.id);
+  const elicitationId = parse(Id, path.id, "elicitation id");
   const { for: forWhom } = parse(ShareLinkBody, body);
   return { status: 201, body: await tollgate.links.share(caller, elicitationId, forWhom) };
 });

@@ -101,6 +101,30 @@ describe("lists and counts", () => {
       expect((await t.http(human, "GET", `/v1/sessions?${q}`)).status, q).toBe(400);
     }
   });
+
+  it("a refused id says which id it is: the path's, or one of ids", async () => {
+    const service = await t.token("service");
+    const calls: [string, string, string][] = [
+      ["GET", "/v1/sessions/bad%20id", "session id"],
+      ["PUT", "/v1/sessions/bad%20id", "session id"],
+      ["GET", "/v1/sessions/bad%20id/peek", "session id"],
+      ["POST", "/v1/sessions/bad%20id/events", "session id"],
+      ["POST", "/v1/sessions/bad%20id/cancel", "session id"],
+      ["POST", "/v1/sessions/bad%20id/messages", "session id"],
+      ["GET", "/v1/elicitations/bad%20id", "elicitation id"],
+      ["POST", "/v1/elicitations/bad%20id/link", "elicitation id"],
+      ["GET", "/v1/notification-targets/bad%20id", "target id"],
+      ["DELETE", "/v1/notification-targets/bad%20id", "target id"],
+      ["POST", "/v1/notification-targets/bad%20id/rotate", "target id"],
+      ["GET", "/v1/sessions?ids=s1,bad%20id", "ids"],
+    ];
+    for (const [method, path, name] of calls) {
+      const refused = await t.http(service, method, path);
+      expect(refused, `${method} ${path}`).toEqual({ status: 400, body: { error: { code: "bad_request", message: `${name}: must be 1 to 128 characters of A-Z a-z 0-9 _ . : -` } } });
+    }
+    const put = await t.http(service, "PUT", "/v1/notification-targets/bad%20id", { kind: "webhook", url: "http://127.0.0.1:9/hook" });
+    expect(put.body.error.message).toBe("target id: must be 1 to 128 characters of A-Z a-z 0-9 _ . : -");
+  });
 });
 
 describe("the sparse pending index", () => {

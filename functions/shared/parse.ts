@@ -2,11 +2,13 @@
 import * as z from "./zod.js";
 import { badRequest } from "./errors.js";
 
-export function parse<S extends z.core.$ZodType>(schema: S, value: unknown): z.infer<S> {
+/** `name`: what the value is when it is no field of a body (a path's id), so that the refusal says which. */
+export function parse<S extends z.core.$ZodType>(schema: S, value: unknown, name?: string): z.infer<S> {
   const result = z.safeParse(schema, value);
   if (result.success) return result.data;
   const issue = result.error.issues[0];
-  const where = issue.path.length > 0 ? `${issue.path.join(".")}: ` : "";
+  const path = [...(name ? [name] : []), ...issue.path.map(String)];
+  const where = path.length > 0 ? `${path.join(".")}: ` : "";
   throw badRequest(`${where}${issue.message}`);
 }
 
