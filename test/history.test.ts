@@ -236,6 +236,15 @@ describe("GET /v1/history", () => {
     }
   });
 
+  it("a time refused says the form it takes, and that a + in a query string is %2B", async () => {
+    const human = await t.token("human");
+    // Unencoded, the offset's + reaches Tollgate as a space (as through API Gateway).
+    for (const query of ["since=2026-12-01T00:00:00+02:00", "until=2026-12-01"]) {
+      const reply = await t.http(human, "GET", `/v1/history?${query}`);
+      expect(reply, query).toEqual({ status: 400, body: { error: { code: "bad_request", message: expect.stringMatching(/^(since|until): must be an ISO time with an offset, .*%2B/) } } });
+    }
+  });
+
   it("exports JSON lines equal to the paged listing, page by page through the x-next-cursor header", async () => {
     const human = await t.token("human", "auditor");
     const lines: any[] = [];

@@ -226,7 +226,8 @@ export const ListSessionsQuery = z.strictObject({
 export const Via = z.enum(["token", "link", "deadline", "runner"]);
 export type Via = z.infer<typeof Via>;
 
-const Instant = z.iso.datetime({ offset: true });
+// A query string reads a bare + as a space, so an offset's + comes through only as %2B: the refusal says so.
+const Instant = z.iso.datetime({ offset: true, error: "must be an ISO time with an offset, as 2026-12-01T10:00:00Z or 2026-12-01T10:00:00+02:00 (a + in a query string is %2B)" });
 export const HistoryQuery = z.strictObject({
   since: z.optional(Instant),
   until: z.optional(Instant),
