@@ -151,6 +151,9 @@ describe("real replies and frames", () => {
     const exported = (await lines.text()).split("\n").filter(Boolean);
     expect(exported).toHaveLength(2);
     for (const line of exported) expectValid(entry, JSON.parse(line), "a JSON line of GET /v1/history");
+    // A page that is not the last names the next one in a header the document describes.
+    const paged = await fetch(`${t.runtime.httpUrl}/v1/history?format=jsonl&limit=1`, { headers: { authorization: `Bearer ${human}` } });
+    expectValid(schemaAt("paths", H, "get", "responses", "200", "headers", "x-next-cursor", "schema"), paged.headers.get("x-next-cursor"), "the x-next-cursor header");
     // A deployment that keeps no history
     const historyOff = await startTollgate({ settings: { TOLLGATE_HISTORY: "off" } });
     try {

@@ -75,7 +75,7 @@ interface Operation {
   body?: Component;
   query?: z.ZodMiniObject;
   /** Success status -> reply body. */
-  replies: Record<number, { description: string; schema?: Component | Component[]; jsonl?: Component }>;
+  replies: Record<number, { description: string; schema?: Component | Component[]; jsonl?: Component; headers?: Record<string, { description: string; schema: object }> }>;
   errors?: ErrorCode[];
 }
 
@@ -152,7 +152,14 @@ const operations: Partial<Record<FunctionName, Operation>> = {
       "The tenant's decisions, newest first: each request with its verdict, who gave it, how it came and how long it took. `since` (inclusive) and `until` (exclusive) bound `resolved_at`; a filtered page may hold fewer than `limit` items. `format=jsonl`: the page as JSON lines, its next cursor in the `x-next-cursor` header. `not_found` in a deployment that keeps no history (`TOLLGATE_HISTORY=off`)",
     needs: ["read"],
     query: requests.HistoryQuery,
-    replies: { 200: { description: "Decisions, newest first", schema: "HistoryPage", jsonl: "HistoryEntry" } },
+    replies: {
+      200: {
+        description: "Decisions, newest first",
+        schema: "HistoryPage",
+        jsonl: "HistoryEntry",
+        headers: { [requests.NEXT_CURSOR_HEADER]: { description: "With `format=jsonl`, on every page but the last: the next page's `cursor`", schema: { type: "string" } } },
+      },
+    },
     errors: ["bad_request", "unauthorized", "forbidden", "not_found"],
   },
   httpCancelSession: {
@@ -244,7 +251,12 @@ const replySchema = (schema?: Component | Component[]) => (Array.isArray(schema)
 const jsonLines = (schema?: Component) => (schema ? { "application/x-ndjson": { itemSchema: ref(schema) } } : {});
 
 const successResponses = (op: Operation) =>
-  Object.fromEntries(Object.entries(op.replies).map(([status, reply]) => [status, { description: reply.description, content: { ...json(replySchema(reply.schema)), ...jsonLines(reply.jsonl) } }]));
+  Object.fromEntries(
+    Object.entries(op.replies).map(([status, reply]) => [
+      status,
+      { description: reply.description, ...(reply.headers ? { headers: reply.headers } : {}), content: { ...json(replySchema(reply.schema)), ...jsonLines(reply.jsonl) } },
+    ]),
+  );
 
 function operation(name: FunctionName, path: string) {
   const op = operations[name];
