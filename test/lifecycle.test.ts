@@ -68,9 +68,12 @@ describe("each end", () => {
     const socket = await parkedSocket("conv_gaveup", ["el_gaveup"]);
     const runner = await t.token("runner");
     const gaveUp = await t.http(runner, "POST", "/v1/sessions/conv_gaveup/events", { type: "response.elicitation_resolved", elicitation_id: "el_gaveup" });
-    expect(gaveUp.status).toBe(200);
+    expect(gaveUp).toEqual({ status: 200, body: { elicitation_id: "el_gaveup", status: "resolved" } });
     await expectEnded(socket, "conv_gaveup", "el_gaveup", { action: "cancel", reason: "cancelled" });
-    expect((await t.http(runner, "POST", "/v1/sessions/conv_gaveup/events", { type: "response.elicitation_resolved", elicitation_id: "el_gaveup" })).status).toBe(200);
+    expect(await t.http(runner, "POST", "/v1/sessions/conv_gaveup/events", { type: "response.elicitation_resolved", elicitation_id: "el_gaveup" })).toEqual(gaveUp);
+    // An id the session never raised is no elicitation to give up on.
+    const unknown = await t.http(runner, "POST", "/v1/sessions/conv_gaveup/events", { type: "response.elicitation_resolved", elicitation_id: "el_never" });
+    expect(unknown).toMatchObject({ status: 404, body: { error: { code: "not_found" } } });
   });
 
   it("session cancel with descendants: every pending one below resolves, each runner gets its frame", async () => {
