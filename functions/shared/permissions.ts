@@ -19,3 +19,18 @@ export const permissions = {
 } as const;
 
 export type Operation = keyof typeof permissions;
+
+/** Each operation in the words a refusal uses: "a human token may not register sessions". */
+export const operationWords: Record<Operation, string> = {
+  registerSession: "register sessions",
+  raise: "raise elicitations",
+  cancel: "cancel elicitations",
+  sendMessage: "send messages",
+  receive: "receive verdicts or messages",
+  answer: "answer elicitations",
+  shareLink: "share approval links",
+  read: "read sessions, elicitations or the history",
+  subscribe: "subscribe",
+  peek: "peek at sessions",
+  manageTargets: "manage notification targets",
+};

@@ -158,6 +158,16 @@ describe("role x call", () => {
     expect(await t.quietScan()).toEqual(before);
   });
 
+  it("a refusal says in words what the role may not do, and which tokens may", async () => {
+    const forbidden = calls.flatMap((call) => ROLES.filter((role) => !call.allowed.includes(role)).map((role) => ({ call, role, tag: `say_${role}` })));
+    for (const { call, role, tag } of forbidden) {
+      await call.prepare?.(role, tag);
+      const { body } = await call.run(role, tag);
+      const allowed = call.allowed.join(" or ");
+      expect(body.error?.message ?? body.message, `${call.name} as ${role}`).toMatch(new RegExp(`^a ${role} token may not [a-z ,]+ \\(a ${allowed} token may\\)$`));
+    }
+  });
+
   it("every allowed pair works", async () => {
     const allowed = calls.flatMap((call) => call.allowed.map((role) => ({ call, role, tag: `ok_${role}` })));
     expect(allowed).toHaveLength(36);
