@@ -102,6 +102,15 @@ describe("lists and counts", () => {
     }
   });
 
+  it("a refused limit says what it takes, however it is wrong", async () => {
+    for (const path of ["/v1/sessions", "/v1/history"]) {
+      for (const q of ["limit=abc", "limit=", "limit=0", "limit=2.5", "limit=201", "limit=5&limit=6"]) {
+        const refused = await t.http(human, "GET", `${path}?${q}`);
+        expect(refused, `${path}?${q}`).toEqual({ status: 400, body: { error: { code: "bad_request", message: "limit: must be an integer from 1 to 200" } } });
+      }
+    }
+  });
+
   it("a refused id says which id it is: the path's, or one of ids", async () => {
     const service = await t.token("service");
     const calls: [string, string, string][] = [

@@ -210,8 +210,9 @@ export const PostEventBody = z.discriminatedUnion("type", [RequestEvent, Approva
 export const CancelSessionBody = z.strictObject({ descendants: z.optional(z.boolean()) });
 export const PostMessageBody = z.strictObject({ text: Text(LIMITS.textLength, 1), from_session_id: z.optional(Id) });
 
-/** A page size given in a query string. */
-const ListLimit = z.optional(z.coerce.number().check(z.int(), z.minimum(LIMITS.listLimit.min), z.maximum(LIMITS.listLimit.max)));
+/** A page size given in a query string; every way of getting it wrong (not a number, empty, out of range) is refused in the same words. */
+const limitRefused = { error: `must be an integer from ${LIMITS.listLimit.min} to ${LIMITS.listLimit.max}` };
+const ListLimit = z.optional(z.coerce.number(limitRefused).check(z.int(limitRefused), z.minimum(LIMITS.listLimit.min, limitRefused), z.maximum(LIMITS.listLimit.max, limitRefused)));
 const Flag = z.optional(z.enum(["true", "false"]));
 const Cursor = z.optional(Text(2_048));
 
