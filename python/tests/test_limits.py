@@ -118,3 +118,12 @@ def test_a_runner_with_more_sessions_than_one_frame_holds_registers_them_all(tol
         assert [s["title"] for s in body["sessions"]] == ["界" * 256] * 50
 
     run(scenario())
+
+
+@pytest.mark.parametrize("url", ["http://127.0.0.1:4000/ws", "127.0.0.1:4000/ws", "ws:///ws", "ws://127.0.0.1:port/ws"])
+def test_a_url_that_is_no_websocket_address_is_refused_when_the_runner_is_made(url: str) -> None:
+    # Such a URL once ended the connecting task unseen: `connect()` and every wait hung for good.
+    with pytest.raises(TollgateError) as refused:
+        TollgateRunner(url, "token")
+    assert refused.value.code == "bad_request"
+    assert "ws://" in refused.value.message

@@ -9,7 +9,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from websockets.exceptions import ConnectionClosed, InvalidHandshake
+from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
+from websockets.uri import parse_uri
 
 from .errors import TollgateError
 from .frames import encode
@@ -24,6 +25,15 @@ def _connector() -> tuple[Callable[..., Any], str]:
 
 
 _connect, _HEADERS_OPTION = _connector()
+
+
+def check_url(url: str) -> str:
+    """A ``ws://`` or ``wss://`` address with a host: websockets refuses any other at every dial, which no retry mends."""
+    try:
+        parse_uri(url if isinstance(url, str) else repr(url))
+    except (InvalidURI, ValueError) as error:
+        raise TollgateError("bad_request", f"url must be a ws:// or wss:// address with a host, as ws://127.0.0.1:4000/ws ({error})") from None
+    return url
 
 
 def _status_of(error: InvalidHandshake) -> int | None:

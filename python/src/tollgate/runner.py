@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from datetime import datetime, timezone
 from typing import Any
 
-from ._link import Link
+from ._link import Link, check_url
 from ._supervisor import RETRY_WITH_NEW_LINK, Supervisor, Timing, Token
 from ._waits import Seen, Wait
 from .errors import TollgateError
@@ -54,7 +54,7 @@ class TollgateRunner:
         self._sessions: dict[str, Session] = {s.session_id: s for s in map(session_of, sessions)}
         self._timing = Timing(backoff, ping_interval, reply_timeout, connect_timeout)
         self._deadline_grace = deadline_grace
-        self._connection = Supervisor(url, token, self._timing, self._on_frame, self._greet, self._end_waits)
+        self._connection = Supervisor(check_url(url), token, self._timing, self._on_frame, self._greet, self._end_waits)
         self._waits: dict[str, Wait] = {}
         # Raises on their way at once: a burst past this waits its turn, so a lost socket loses few.
         self._in_flight = asyncio.Semaphore(max_in_flight)
