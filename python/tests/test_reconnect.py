@@ -64,3 +64,19 @@ def test_a_silent_socket_is_noticed_by_the_keepalive_and_the_verdict_still_arriv
         assert len(tokens) == 2
 
     run(scenario())
+
+
+def test_closing_the_runner_leaves_nothing_running(tollgate: Tollgate, run) -> None:
+    async def scenario() -> None:
+        sid, eid = fresh("conv"), fresh("elicit")
+        await asyncio.sleep(0)
+        before = asyncio.all_tasks()
+        async with tollgate.runner([sid]) as runner:
+            waiting = asyncio.create_task(runner.elicit(sid, {"message": "Approve?"}, elicitation_id=eid))
+            await tollgate.answer(sid, eid, "accept")
+            assert (await waiting).approved
+        for _ in range(3):  # a cancelled task ends at its next turn
+            await asyncio.sleep(0)
+        assert asyncio.all_tasks() == before  # the keepalive too: it held the closed socket until its next ping
+
+    run(scenario())

@@ -112,8 +112,10 @@ class Supervisor:
                 log.debug("connected: %s", link.connection_id)
                 self._set(link)
                 pinger = asyncio.create_task(self._keepalive(link))
-                await asyncio.wait([reader])
-                pinger.cancel()
+                try:
+                    await asyncio.wait([reader])
+                finally:  # also when the runner closes, which cancels this task here
+                    pinger.cancel()
             await reader
             log.debug("connection lost")
             self._set(None)
