@@ -127,3 +127,26 @@ def test_a_url_that_is_no_websocket_address_is_refused_when_the_runner_is_made(u
         TollgateRunner(url, "token")
     assert refused.value.code == "bad_request"
     assert "ws://" in refused.value.message
+
+
+def test_a_cancel_refused_for_an_expired_token_goes_again_on_the_next_connection(tollgate: Tollgate, run) -> None:
+    async def scenario() -> None:
+        tokens: list[str] = []
+
+        def token() -> str:  # the first connection's token runs out within two seconds; the next ones last
+            tokens.append(mint_token("runner", "runner-1", ttl_seconds=2 if not tokens else 3600))
+            return tokens[-1]
+
+        sid, eid = fresh("conv"), fresh("elicit")
+        async with tollgate.runner([sid], token=token) as runner:
+            waiting = asyncio.create_task(runner.elicit(sid, {"message": "Deploy?"}, elicitation_id=eid))
+            await tollgate.eventually(eid, "pending")
+            first = runner.connection_id
+            await asyncio.sleep(2)  # past the first token's exp: Tollgate refuses the next frame and closes
+            verdict = await runner.cancel(eid)
+            assert (verdict.action, verdict.reason) == ("cancel", "cancelled")
+            assert (await waiting) == verdict
+            assert runner.connection_id not in (None, first)
+        assert len(tokens) == 2
+
+    run(scenario())

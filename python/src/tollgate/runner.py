@@ -139,9 +139,20 @@ class TollgateRunner:
         return (await self.elicit(session_id, params, elicitation_id, timeout_seconds)).approved
 
     async def cancel(self, elicitation_id: str) -> Verdict:
-        """Give up waiting: the elicitation resolves ``cancel``/``cancelled`` (unless it had resolved) and its wait ends."""
-        link = await self._connection.live()
-        reply = await link.request({"action": "cancel", "elicitation_id": elicitation_id}, "elicitation.verdict", self._timing.reply_timeout)
+        """Give up waiting: the elicitation resolves ``cancel``/``cancelled`` (unless it had resolved) and its wait ends.
+
+        A cancel lost with its connection, or refused because the connection's token ran out, goes again on the next one.
+        """
+        stale = None
+        while True:
+            link = await self._connection.live(after=stale)
+            try:
+                reply = await link.request({"action": "cancel", "elicitation_id": elicitation_id}, "elicitation.verdict", self._timing.reply_timeout)
+                break
+            except TollgateError as error:
+                if error.code not in RETRY_WITH_NEW_LINK:
+                    raise
+                stale = link
         verdict = verdict_of(reply)
         if verdict is None:
             raise TollgateError("bad_reply", "the cancel's verdict frame is not valid")
