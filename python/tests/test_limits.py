@@ -150,3 +150,10 @@ def test_a_cancel_refused_for_an_expired_token_goes_again_on_the_next_connection
         assert len(tokens) == 2
 
     run(scenario())
+
+
+def test_one_session_id_given_as_sessions_is_refused_not_read_as_its_letters() -> None:
+    with pytest.raises(TollgateError) as refused:
+        TollgateRunner("ws://127.0.0.1:4000/ws", "token", sessions="conv_1")
+    assert refused.value.code == "bad_request"
+    assert "['conv_1']" in refused.value.message

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, cast
 
@@ -84,6 +84,13 @@ def session_of(value: Session | str) -> Session:
     session = Session(value) if isinstance(value, str) else value
     check_id(session.session_id, "session_id")
     return session
+
+
+def sessions_of(values: Iterable[Session | str]) -> dict[str, Session]:
+    """The runner's sessions by id. One id alone is refused: a string is iterable, and would be read as its letters."""
+    if isinstance(values, str):
+        raise TollgateError("bad_request", f"sessions is a list of sessions or ids, as sessions=[{values!r}]")
+    return {s.session_id: s for s in map(session_of, values)}
 
 
 def timeout_of(seconds: float | None) -> int | None:

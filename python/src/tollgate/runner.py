@@ -18,7 +18,7 @@ from ._link import Link, check_url
 from ._supervisor import RETRY_WITH_NEW_LINK, Supervisor, Timing, Token
 from ._waits import Seen, Wait
 from .errors import TollgateError
-from .frames import Session, SessionMessage, Verdict, check_id, elicit_frame, encode, hellos, message_of, session_of, timeout_of, verdict_of
+from .frames import Session, SessionMessage, Verdict, check_id, elicit_frame, encode, hellos, message_of, session_of, sessions_of, timeout_of, verdict_of
 
 MessageCallback = Callable[[SessionMessage], Awaitable[None] | None]
 
@@ -51,7 +51,7 @@ class TollgateRunner:
         max_in_flight: int = 32,
         remember: int = 10_000,
     ) -> None:
-        self._sessions: dict[str, Session] = {s.session_id: s for s in map(session_of, sessions)}
+        self._sessions = sessions_of(sessions)
         self._timing = Timing(backoff, ping_interval, reply_timeout, connect_timeout)
         self._deadline_grace = deadline_grace
         self._connection = Supervisor(check_url(url), token, self._timing, self._on_frame, self._greet, self._end_waits)
