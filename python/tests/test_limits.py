@@ -157,3 +157,16 @@ def test_one_session_id_given_as_sessions_is_refused_not_read_as_its_letters() -
         TollgateRunner("ws://127.0.0.1:4000/ws", "token", sessions="conv_1")
     assert refused.value.code == "bad_request"
     assert "['conv_1']" in refused.value.message
+
+
+@pytest.mark.parametrize("timeout_seconds", ["600", float("nan"), float("inf"), [600]])
+def test_a_timeout_that_is_no_number_of_seconds_is_refused_with_bad_request(run, timeout_seconds: object) -> None:
+    async def scenario() -> None:
+        runner = TollgateRunner("ws://127.0.0.1:4000/ws", "token", ["conv_1"])
+        with pytest.raises(TollgateError) as refused:
+            await runner.elicit("conv_1", {"message": "Approve?"}, timeout_seconds=timeout_seconds)  # type: ignore[arg-type]
+        assert refused.value.code == "bad_request"
+        assert not runner.has_pending("conv_1")
+        await runner.close()
+
+    run(scenario())

@@ -97,9 +97,10 @@ def timeout_of(seconds: float | None) -> int | None:
     """Whole seconds, rounded up, within the contract's range (None: Tollgate's default, one day)."""
     if seconds is None:
         return None
-    whole = math.ceil(seconds)
+    # Not a finite number: refused as out of range, with the contract's code, not a TypeError of math.ceil.
+    whole = math.ceil(seconds) if isinstance(seconds, (int, float)) and math.isfinite(seconds) else 0
     if not TIMEOUT_SECONDS[0] <= whole <= TIMEOUT_SECONDS[1]:
-        raise TollgateError("bad_request", "timeout_seconds must be within 1 to 604,800")
+        raise TollgateError("bad_request", "timeout_seconds must be a number within 1 to 604,800")
     return whole
 
 
