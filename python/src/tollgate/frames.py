@@ -48,6 +48,8 @@ class Verdict:
     content: dict[str, Any] | None = None
     # The human's words with their answer, when they gave some.
     message: str | None = None
+    # Who gave it: the `sub` of the token, `tollgate` for the server's deadline; None for the local deadline.
+    resolved_by: str | None = None
 
     @property
     def approved(self) -> bool:
@@ -151,7 +153,7 @@ def hellos(sessions: Sequence[Session], resume: Sequence[str]) -> Iterator[Hello
 
 
 def verdict_of(frame: Mapping[str, Any]) -> Verdict | None:
-    action, content, message = frame.get("action"), frame.get("content"), frame.get("message")
+    action, content, message, resolved_by = frame.get("action"), frame.get("content"), frame.get("message"), frame.get("resolved_by")
     if action not in ACTIONS or not all(isinstance(frame.get(k), str) for k in ("elicitation_id", "session_id", "reason")):
         return None
     return Verdict(
@@ -161,6 +163,7 @@ def verdict_of(frame: Mapping[str, Any]) -> Verdict | None:
         reason=frame["reason"],
         content=content if isinstance(content, dict) else None,
         message=message if isinstance(message, str) else None,
+        resolved_by=resolved_by if isinstance(resolved_by, str) else None,
     )
 
 
