@@ -170,3 +170,35 @@ def test_a_timeout_that_is_no_number_of_seconds_is_refused_with_bad_request(run,
         await runner.close()
 
     run(scenario())
+
+
+def test_a_token_function_whose_token_is_refused_is_asked_again_and_three_refusals_in_a_row_end_the_runner(tollgate: Tollgate, run) -> None:
+    async def scenario() -> None:
+        given: list[str] = []
+
+        def once_stale() -> str:  # a cached token gone stale (or an issuer's keys not fetched yet): refused once
+            given.append("not-a-token" if not given else tollgate.runner_token)
+            return given[-1]
+
+        sid, eid = fresh("conv"), fresh("elicit")
+        async with tollgate.runner([sid], token=once_stale) as runner:
+            waiting = asyncio.create_task(runner.elicit(sid, {"message": "Refused once, then in?"}, elicitation_id=eid))
+            await tollgate.answer(sid, eid, "accept")
+            assert (await waiting).approved
+        assert len(given) == 2
+
+        refused_calls = 0
+
+        def always_refused() -> str:
+            nonlocal refused_calls
+            refused_calls += 1
+            return "not-a-token"
+
+        runner = tollgate.runner([sid], token=always_refused)
+        with pytest.raises(TollgateError) as refused:
+            await runner.connect()
+        assert refused.value.code == "unauthorized"
+        assert refused_calls == 3
+        await runner.close()
+
+    run(scenario())

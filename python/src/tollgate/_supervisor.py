@@ -18,8 +18,9 @@ log = logging.getLogger("tollgate")
 Token = str | Callable[[], str | Awaitable[str]]
 # Refusals after which the same request goes again on the next connection (an expired token's refusal closes the socket).
 RETRY_WITH_NEW_LINK = frozenset({"connection_lost", "unauthorized"})
-# A token function that raises this many times in a row ends the runner (`token_provider_failed`), as in the TypeScript client.
+# A token function that raises, or whose tokens Tollgate refuses, this many times in a row ends the runner, as in the TypeScript client.
 TOKEN_TRIES = 3
+TOKEN_FAILURES = frozenset({"unauthorized", "token_provider_failed"})
 
 
 @dataclass(frozen=True)
@@ -92,8 +93,9 @@ class Supervisor:
                 link = await Link.dial(self._url, await self._fresh_token(), self._on_frame, self.timing.connect_timeout)
             except TollgateError as error:
                 log.debug("connect failed: %s", error)
-                token_failures = token_failures + 1 if error.code == "token_provider_failed" else 0
-                if error.code == "unauthorized" or token_failures >= TOKEN_TRIES:
+                token_failures = token_failures + 1 if error.code in TOKEN_FAILURES else 0
+                # A string token refused once is refused for good; a function may give a better one next time.
+                if token_failures and (isinstance(self._token, str) or token_failures >= TOKEN_TRIES):
                     return self._refused(error)
                 await asyncio.sleep(self.pause(attempt))
                 attempt += 1

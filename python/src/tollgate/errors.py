@@ -12,7 +12,7 @@ class TollgateError(Exception):
     Codes of the contract: ``bad_request``, ``unauthorized``, ``forbidden``, ``not_found``,
     ``conflict``, ``payload_too_large``, ``rate_limited``, ``internal_error``. The client adds
     ``connection_lost`` (the socket went while a reply was due), ``closed`` (the runner closed) and
-    ``token_provider_failed`` (the token function raised three times in a row).
+    ``token_provider_failed`` (the token function raised, the third time in a row it failed or its token was refused).
     """
 
     def __init__(self, code: str, message: str, retry_after_seconds: float | None = None) -> None:
