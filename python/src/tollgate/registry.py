@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import os
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from .errors import TollgateError
@@ -49,7 +49,7 @@ async def wait_for_user_approval(
     *,
     elicitation_id: str,
     conversation_id: str,
-    publish_event: Callable[[str, dict[str, Any]], None],
+    publish_event: Callable[[str, dict[str, Any]], Awaitable[None] | None],
     timeout_seconds: float | None = None,
 ) -> bool:
     """Park until the human's verdict: True only on accept; a decline, a timeout or a cancel is False.
