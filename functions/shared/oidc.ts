@@ -70,12 +70,15 @@ function logOutage(verifier: Verifier, error: unknown): void {
   logger.error("OpenID issuer keys unreachable: its tokens are refused", { issuer: verifier.config.issuer, error: error instanceof Error ? error.message : String(error) });
 }
 
+/** An issuer identifier without its trailing slash: some issuers end theirs in `/`, others not, and a configuration may write either. */
+const bare = (issuer: string) => issuer.replace(/\/$/, "");
+
 async function discover(config: IssuerConfig): Promise<{ jwks_uri: string; algorithms: string[] }> {
-  const url = `${config.issuer.replace(/\/$/, "")}/.well-known/openid-configuration`;
+  const url = `${bare(config.issuer)}/.well-known/openid-configuration`;
   const response = await fetch(url, { signal: AbortSignal.timeout(config.timeout_ms) });
   if (!response.ok) throw new Error(`discovery answered ${response.status}`);
   const document = z.object({ issuer: z.string(), jwks_uri: z.url(), id_token_signing_alg_values_supported: z.optional(z.array(z.string())) }).parse(await response.json());
-  if (document.issuer !== config.issuer) throw new Error(`discovery names issuer ${document.issuer}`);
+  if (bare(document.issuer) !== bare(config.issuer)) throw new Error(`discovery names issuer ${document.issuer}`);
   const offered = (document.id_token_signing_alg_values_supported ?? ["RS256"]).filter((alg) => Algorithm.safeParse(alg).success);
   return { jwks_uri: config.jwks_uri ?? document.jwks_uri, algorithms: config.algorithms ?? offered };
 }
@@ -126,18 +129,18 @@ function claimsOf(payload: JWTPayload, config: IssuerConfig): Claims {
 }
 
 export function createIssuerVerifier(configs: IssuerConfig[]) {
-  const verifiers = new Map(configs.map((config) => [config.issuer, { config, lastOutageLog: -Infinity } as Verifier]));
+  const verifiers = new Map(configs.map((config) => [bare(config.issuer), { config, lastOutageLog: -Infinity } as Verifier]));
   return {
-    /** Whether `iss` names a configured issuer. */
-    handles: (iss: unknown): boolean => typeof iss === "string" && verifiers.has(iss),
+    /** Whether `iss` names a configured issuer (a trailing slash aside). */
+    handles: (iss: unknown): boolean => typeof iss === "string" && verifiers.has(bare(iss)),
     async verify(token: string, iss: string): Promise<Claims> {
-      const verifier = verifiers.get(iss)!;
+      const verifier = verifiers.get(bare(iss))!;
       const { config } = verifier;
       let payload: JWTPayload;
       try {
         const { keys, algorithms } = await keysOf(verifier);
         ({ payload } = await jwtVerify(token, keys, {
-          issuer: config.issuer,
+          issuer: [bare(config.issuer), `${bare(config.issuer)}/`],
           ...(config.audience_claim === "aud" ? { audience: config.audience } : {}),
           algorithms,
           requiredClaims: ["exp"],

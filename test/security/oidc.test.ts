@@ -172,6 +172,26 @@ describe("refused tokens", () => {
   }
 });
 
+describe("an issuer written with or without its trailing slash", () => {
+  it("verifies the issuer's tokens either way", async () => {
+    const slashed = await startProvider({ machines, issuerSlash: true });
+    try {
+      for (const [provider, configured] of [
+        [slashed, slashed.issuer.replace(/\/$/, "")],
+        [idp, `${idp.issuer}/`],
+      ] as const) {
+        const token = await provider.machineToken("agent-acme");
+        const verifier = createIssuerVerifier([issuerConfig(configured)]);
+        const iss = provider.issuer;
+        expect(verifier.handles(iss), configured).toBe(true);
+        await expect(verifier.verify(token, iss)).resolves.toMatchObject({ sub: "agent-acme", tenant: "acme", role: "runner" });
+      }
+    } finally {
+      await slashed.stop();
+    }
+  });
+});
+
 describe("access tokens without an audience claim (as Cognito's)", () => {
   it("checks client_id against the audience, takes a fixed tenant, and pools roles from several claims (scope split on spaces)", async () => {
     const [config] = parseIssuers(

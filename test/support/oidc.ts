@@ -28,6 +28,8 @@ export interface ProviderOptions {
   inboxRedirects?: string[];
   accessTokenSeconds?: number;
   port?: number;
+  /** An issuer identifier that ends in `/` (as Auth0's does). */
+  issuerSlash?: boolean;
 }
 
 export interface TestProvider {
@@ -116,7 +118,7 @@ export async function startProvider(o: ProviderOptions = {}): Promise<TestProvid
     const http = createServer();
     await new Promise<void>((resolve) => http.listen(port, "127.0.0.1", resolve));
     port = (http.address() as AddressInfo).port;
-    issuer = `http://127.0.0.1:${port}`;
+    issuer = `http://127.0.0.1:${port}${o.issuerSlash ? "/" : ""}`;
     const provider = new Provider(issuer, configuration(o, keys));
     http.on("request", provider.callback());
     server = http;
@@ -132,7 +134,7 @@ export async function startProvider(o: ProviderOptions = {}): Promise<TestProvid
       return port;
     },
     async machineToken(clientId, resource = AUDIENCE) {
-      const response = await fetch(`${issuer}/token`, {
+      const response = await fetch(`http://127.0.0.1:${port}/token`, {
         method: "POST",
         headers: {
           authorization: `Basic ${Buffer.from(`${clientId}:${clientId}-secret`).toString("base64")}`,
