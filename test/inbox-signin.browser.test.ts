@@ -92,4 +92,19 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)("inbox sign-in with an
     expect(pageErrors).toEqual([]);
     runner.close();
   });
+
+  it("says why when the issuer sends the person back without signing in, and cleans the address", async () => {
+    const page = await (await browser.newContext()).newPage();
+    page.setDefaultTimeout(15_000);
+    page.on("pageerror", (e) => pageErrors.push(e.message));
+    await page.goto(`${t.runtime.httpUrl}/?issuer=${encodeURIComponent(idp.issuer)}&client_id=inbox&resource=${encodeURIComponent(AUDIENCE)}`);
+    await page.getByTestId("signin-issuer").click();
+    await page.getByText("[ Cancel ]").click();
+
+    await page.waitForURL((url) => url.origin === t.runtime.httpUrl);
+    await expect.poll(() => page.getByRole("alert").allTextContents(), poll).toEqual(["Sign-in failed: End-User aborted interaction"]);
+    expect(new URL(page.url()).search).toBe("");
+    await page.getByTestId("signin-issuer").waitFor();
+    expect(pageErrors).toEqual([]);
+  });
 });

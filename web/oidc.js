@@ -91,18 +91,30 @@ function keep(response, previousRefresh) {
   return tokens;
 }
 
-/** Back from the issuer with `?code=&state=`: trades the code for tokens and cleans the address. */
+/** Why a sign-in failed, in the issuer's words where it gave some (`error_description`, else `error`). @param {unknown} e */
+export function signInProblem(e) {
+  const reply = /** @type {{ error_description?: string, error?: string, message?: string }} */ (e);
+  return reply.error_description || reply.error || reply.message || String(e);
+}
+
+/**
+ * Back from the issuer with `?code=&state=`, or `?error=` when it signed nobody in (refused,
+ * cancelled): trades the code for tokens, or throws the issuer's error; cleans the address either way.
+ */
 export async function finishSignIn() {
   const url = new URL(location.href);
   const pending = session.get(PENDING);
-  if (!url.searchParams.has("code") || !pending) return;
+  if (!pending || !(url.searchParams.has("code") || url.searchParams.has("error"))) return;
   session.del(PENDING);
-  const as = await authorizationServer();
-  const params = oauth.validateAuthResponse(as, client(), url, pending.state);
-  const response = await oauth.authorizationCodeGrantRequest(as, client(), oauth.None(), params, redirectUri(), pending.verifier, requestOptions());
-  keep(await oauth.processAuthorizationCodeResponse(as, client(), response));
-  for (const name of ["code", "state", "iss", "session_state"]) url.searchParams.delete(name);
-  history.replaceState(history.state, "", url.pathname + url.search + url.hash);
+  try {
+    const as = await authorizationServer();
+    const params = oauth.validateAuthResponse(as, client(), url, pending.state);
+    const response = await oauth.authorizationCodeGrantRequest(as, client(), oauth.None(), params, redirectUri(), pending.verifier, requestOptions());
+    keep(await oauth.processAuthorizationCodeResponse(as, client(), response));
+  } finally {
+    for (const name of ["code", "state", "iss", "session_state", "error", "error_description", "error_uri"]) url.searchParams.delete(name);
+    history.replaceState(history.state, "", url.pathname + url.search + url.hash);
+  }
 }
 
 /** The current access token from the issuer, or "" when signed out or expired. */

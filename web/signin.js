@@ -3,7 +3,7 @@
 // from the address or localStorage; shown in the top bar, asked for when missing or refused.
 import { decodeClaims } from "./claims.js";
 import { byId, h } from "./dom.js";
-import { finishSignIn, forgetIssuerTokens, issuerSettings, issuerToken, keepFresh, signInConfigured, startSignIn } from "./oidc.js";
+import { finishSignIn, forgetIssuerTokens, issuerSettings, issuerToken, keepFresh, signInConfigured, signInProblem, startSignIn } from "./oidc.js";
 import { endpoints, store, takeSetting } from "./settings.js";
 import { keepTimesFresh } from "./time.js";
 
@@ -39,7 +39,7 @@ function showSignin(message) {
   const viaIssuer = issuer
     ? h(
         "button",
-        { type: "button", class: "primary", "data-testid": "signin-issuer", onclick: () => void startSignIn().catch((e) => showSignin(`Sign-in failed: ${e.message}`)) },
+        { type: "button", class: "primary", "data-testid": "signin-issuer", onclick: () => void startSignIn().catch((e) => showSignin(`Sign-in failed: ${signInProblem(e)}`)) },
         `Sign in with ${issuer}`,
       )
     : null;
@@ -74,7 +74,10 @@ export function signOut(message) {
  * who is signed in, then runs start(). @param {() => void} start
  */
 export async function boot(start) {
-  await finishSignIn().catch((e) => showSignin(`Sign-in failed: ${e.message}`));
+  const failed = await finishSignIn().then(
+    () => "",
+    (e) => `Sign-in failed: ${signInProblem(e)}`,
+  );
   token = issuerToken() || takeSetting("token", TOKEN_KEY);
   if (issuerToken()) {
     keepFresh((fresh) => {
@@ -84,7 +87,7 @@ export async function boot(start) {
   }
   endpoints();
   byId("signout").addEventListener("click", () => signOut());
-  if (!token) return showSignin();
+  if (!token) return showSignin(failed || undefined);
   const c = claims();
   const who = byId("who");
   who.textContent = c.sub ? `${c.sub}${c.role ? ` · ${c.role}` : ""}` : "";
