@@ -36,7 +36,12 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)("inbox sign-in with an
       ],
     });
     // Access tokens of 62 s: the inbox renews them a minute before expiry, so within the test.
-    idp = await startProvider({ port, people: { alice: { org: "acme", groups: ["tollgate-approvers"] } }, inboxRedirects: [`${t.runtime.httpUrl}/`], accessTokenSeconds: 62 });
+    idp = await startProvider({
+      port,
+      people: { alice: { org: "acme", groups: ["tollgate-approvers"] }, bob: { org: "acme", groups: ["staff"] } },
+      inboxRedirects: [`${t.runtime.httpUrl}/`],
+      accessTokenSeconds: 62,
+    });
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
   });
 
@@ -53,6 +58,15 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)("inbox sign-in with an
       pasted: localStorage.getItem("tollgate.token"),
     }));
 
+  /** The provider's own login and consent pages, then back at the inbox. */
+  async function signInOnProviderPages(page: Page, login: string) {
+    await page.locator('input[name="login"]').fill(login);
+    await page.locator('input[name="password"]').fill("any");
+    await page.locator('button[type="submit"]').click();
+    await page.locator('button[type="submit"]', { hasText: /continue/i }).click();
+    await page.waitForURL((url) => url.origin === t.runtime.httpUrl && !url.searchParams.has("code"));
+  }
+
   it("signs in through the issuer's login page, answers as that person, renews the token and signs out", async () => {
     const runner = await t.runner({ sessions: [{ session_id: "signin_release", title: "release" }] });
     const waiting = runner.elicit({ sessionId: "signin_release", elicitationId: "signin_e1", params: { message: "Ship it?" } });
@@ -63,13 +77,7 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)("inbox sign-in with an
     await page.goto(`${t.runtime.httpUrl}/?issuer=${encodeURIComponent(idp.issuer)}&client_id=inbox&resource=${encodeURIComponent(AUDIENCE)}#session=signin_release`);
     await page.getByTestId("signin-issuer").click();
 
-    // The provider's own login and consent pages.
-    await page.locator('input[name="login"]').fill("alice");
-    await page.locator('input[name="password"]').fill("any");
-    await page.locator('button[type="submit"]').click();
-    await page.locator('button[type="submit"]', { hasText: /continue/i }).click();
-
-    await page.waitForURL((url) => url.origin === t.runtime.httpUrl && !url.searchParams.has("code"));
+    await signInOnProviderPages(page, "alice");
     await expect.poll(() => page.locator("#who").textContent(), poll).toContain("alice");
     const first = await storage(page);
     expect(first.session).toBeTruthy();
@@ -105,6 +113,20 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)("inbox sign-in with an
     await expect.poll(() => page.getByRole("alert").allTextContents(), poll).toEqual(["Sign-in failed: End-User aborted interaction"]);
     expect(new URL(page.url()).search).toBe("");
     await page.getByTestId("signin-issuer").waitFor();
+    expect(pageErrors).toEqual([]);
+  });
+
+  it("a person the mapping gives no role is told so on the sign-in page, not left 'Offline, retrying'", async () => {
+    const page = await (await browser.newContext()).newPage();
+    page.setDefaultTimeout(15_000);
+    page.on("pageerror", (e) => pageErrors.push(e.message));
+    await page.goto(`${t.runtime.httpUrl}/?issuer=${encodeURIComponent(idp.issuer)}&client_id=inbox&resource=${encodeURIComponent(AUDIENCE)}`);
+    await page.getByTestId("signin-issuer").click();
+    await signInOnProviderPages(page, "bob");
+
+    await page.getByTestId("signin-issuer").waitFor();
+    expect(await page.locator("#signin").getByRole("alert").textContent()).toContain("the token's identity has no Tollgate role");
+    expect(await page.evaluate(() => sessionStorage.getItem("tollgate.oidc.tokens"))).toBeNull();
     expect(pageErrors).toEqual([]);
   });
 });

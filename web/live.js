@@ -1,8 +1,8 @@
 // @ts-check
 // The live socket: subscribes, keeps the connection open, and reconnects with backoff.
-import { api, seg } from "./api.js";
+import { ApiError, api, seg } from "./api.js";
 import { endpoints } from "./settings.js";
-import { currentToken, whenSignedOut } from "./signin.js";
+import { currentToken, signOut, whenSignedOut } from "./signin.js";
 
 /** @typedef {import("./types").LiveEvent} LiveEvent */
 
@@ -120,7 +120,8 @@ export function live({ sessions = "*", onEvent, onReady }) {
       setConn("offline", `Offline, retrying in ${Math.ceil(delay / 1000)} s`);
       retryTimer = setTimeout(open, delay);
       // An expired token is refused at every reconnect: the HTTP API's 401 signs out (api.js) and asks for another.
-      if (refused) api(TOKEN_CHECK).catch(() => {});
+      // A 403 is an identity given no tenant or role, which no reconnect mends: it is told why.
+      if (refused) api(TOKEN_CHECK).catch((e) => e instanceof ApiError && e.status === 403 && signOut(`Tollgate does not let you in: ${e.message}`));
     };
   }
 
