@@ -21,6 +21,16 @@ interface Cached {
   renewAt: number;
 }
 
+/** `fetch`, whose network failure names the address and the cause ("fetch failed" says neither); still a TypeError, as fetch's. */
+async function reach(url: string, init?: RequestInit): Promise<Response> {
+  try {
+    return await fetch(url, init);
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    throw new TypeError(`cannot reach ${url} (${cause?.code ?? cause?.message ?? (error as Error).message})`, { cause: error });
+  }
+}
+
 async function json(response: Response, what: string): Promise<Record<string, unknown>> {
   const body = (await response.json().catch(() => ({}))) as Record<string, unknown>;
   if (!response.ok) throw new Error(`${what} answered ${response.status}${typeof body.error === "string" ? ` (${body.error})` : ""}`);
@@ -34,7 +44,7 @@ export function clientCredentials(options: ClientCredentialsOptions): () => Prom
   let inFlight: Promise<string> | undefined;
 
   const tokenEndpoint = () =>
-    (endpoint ??= fetch(`${options.issuer.replace(/\/$/, "")}/.well-known/openid-configuration`)
+    (endpoint ??= reach(`${options.issuer.replace(/\/$/, "")}/.well-known/openid-configuration`)
       .then((response) => json(response, "the issuer's discovery document"))
       .then((document) => {
         if (typeof document.token_endpoint !== "string") throw new Error("the issuer names no token_endpoint");
@@ -51,7 +61,7 @@ export function clientCredentials(options: ClientCredentialsOptions): () => Prom
     if (options.resource) body.set("resource", options.resource);
     const basic = btoa(`${encodeURIComponent(options.clientId)}:${encodeURIComponent(options.clientSecret)}`);
     const started = Date.now();
-    const response = await fetch(await tokenEndpoint(), {
+    const response = await reach(await tokenEndpoint(), {
       method: "POST",
       headers: { authorization: `Basic ${basic}`, "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
       body,

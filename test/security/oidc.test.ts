@@ -133,7 +133,19 @@ describe("the runner's client-credentials token provider", () => {
     const refused = await cli(["token", "--issuer", idp.issuer, "--client-id", "ops-beta", "--client-secret", "wrong"], {});
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/the issuer gave no token: the token endpoint answered 401/);
-  }, 90_000); // two CLI processes
+    const down = await startProvider();
+    await down.stop();
+    const unreachable = await cli(["token", "--issuer", down.issuer, "--client-id", "ops-beta", "--client-secret", "ops-beta-secret"], {});
+    expect(unreachable.code).toBe(6);
+    expect(unreachable.stderr).toContain(`the issuer gave no token: cannot reach ${down.issuer}/.well-known/openid-configuration (ECONNREFUSED)`);
+  }, 90_000); // three CLI processes
+
+  it("says which address it cannot reach", async () => {
+    const down = await startProvider({ machines });
+    const provider = clientCredentials({ issuer: down.issuer, clientId: "agent-acme", clientSecret: "agent-acme-secret", resource: AUDIENCE });
+    await down.stop();
+    await expect(provider()).rejects.toThrow(`cannot reach ${down.issuer}/.well-known/openid-configuration (ECONNREFUSED)`);
+  });
 
   it("says what went wrong when the client is refused", async () => {
     const provider = clientCredentials({ issuer: idp.issuer, clientId: "agent-acme", clientSecret: "wrong", resource: AUDIENCE });
