@@ -129,4 +129,29 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)("inbox sign-in with an
     expect(await page.evaluate(() => sessionStorage.getItem("tollgate.oidc.tokens"))).toBeNull();
     expect(pageErrors).toEqual([]);
   });
+
+  it("a renewal the network loses is tried again, so the person stays signed in", async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    page.setDefaultTimeout(15_000);
+    page.on("pageerror", (e) => pageErrors.push(e.message));
+    await page.goto(`${t.runtime.httpUrl}/?issuer=${encodeURIComponent(idp.issuer)}&client_id=inbox&resource=${encodeURIComponent(AUDIENCE)}`);
+    await page.getByTestId("signin-issuer").click();
+    await signInOnProviderPages(page, "alice");
+    const first = JSON.parse((await storage(page)).session!).access;
+
+    // The issuer cannot be reached when the renewal is due (a laptop waking before its network),
+    // and a reloaded page has yet to read its discovery document.
+    await page.reload();
+    let lost = 0;
+    await context.route(`${idp.issuer}/**`, (route) => {
+      lost++;
+      return route.abort("internetdisconnected");
+    });
+    await expect.poll(() => lost, poll).toBeGreaterThan(0);
+    await context.unroute(`${idp.issuer}/**`);
+
+    await expect.poll(async () => JSON.parse((await storage(page)).session ?? "{}").access, poll).not.toBe(first);
+    expect(pageErrors).toEqual([]);
+  });
 });

@@ -8,6 +8,7 @@ import { takeSetting } from "./settings.js";
 const TOKENS = "tollgate.oidc.tokens";
 const PENDING = "tollgate.oidc.pending";
 const RENEW_BEFORE_MS = 60_000;
+const RENEW_RETRY_MS = 5_000;
 
 /** @typedef {{ access: string, refresh?: string, expiresAt: number }} Tokens */
 
@@ -48,7 +49,13 @@ const insecureOk = (url) => url.protocol === "http:" && ["127.0.0.1", "localhost
 let server;
 function authorizationServer() {
   const issuer = new URL(issuerSettings().issuer);
-  server ??= oauth.discoveryRequest(issuer, { algorithm: "oidc", [oauth.allowInsecureRequests]: insecureOk(issuer) }).then((response) => oauth.processDiscoveryResponse(issuer, response));
+  server ??= oauth
+    .discoveryRequest(issuer, { algorithm: "oidc", [oauth.allowInsecureRequests]: insecureOk(issuer) })
+    .then((response) => oauth.processDiscoveryResponse(issuer, response))
+    .catch((e) => {
+      server = undefined; // a failed discovery is not kept: the next sign-in or renewal asks again
+      throw e;
+    });
   return server;
 }
 
@@ -132,16 +139,26 @@ export function keepFresh(onToken) {
   clearTimeout(renewal);
   /** @type {Tokens | null} */
   const tokens = session.get(TOKENS);
-  if (!tokens?.refresh) return;
-  renewal = setTimeout(
-    async () => {
-      const as = await authorizationServer();
-      const response = await oauth.refreshTokenGrantRequest(as, client(), oauth.None(), /** @type {string} */ (tokens.refresh), requestOptions());
-      onToken(keep(await oauth.processRefreshTokenResponse(as, client(), response), tokens.refresh).access);
-      keepFresh(onToken);
-    },
-    Math.max(tokens.expiresAt - Date.now() - RENEW_BEFORE_MS, 1_000),
-  );
+  const refresh = tokens?.refresh;
+  if (!tokens || !refresh) return;
+  renewal = setTimeout(() => void renew(refresh, onToken), Math.max(tokens.expiresAt - Date.now() - RENEW_BEFORE_MS, 1_000));
+}
+
+/**
+ * One renewal. One the network loses (fetch's TypeError: a laptop waking before its network) goes
+ * again shortly; one the issuer refuses ends renewing, and the expired token asks for a sign-in.
+ * @param {string} refresh @param {(token: string) => void} onToken
+ */
+async function renew(refresh, onToken) {
+  try {
+    const as = await authorizationServer();
+    const response = await oauth.refreshTokenGrantRequest(as, client(), oauth.None(), refresh, requestOptions());
+    onToken(keep(await oauth.processRefreshTokenResponse(as, client(), response), refresh).access);
+    keepFresh(onToken);
+  } catch (e) {
+    if (e instanceof TypeError) renewal = setTimeout(() => void renew(refresh, onToken), RENEW_RETRY_MS);
+    else console.warn("tollgate: the issuer refused to renew the token", signInProblem(e));
+  }
 }
 
 /** Forgets the tokens (the issuer's own session is the issuer's). */
