@@ -27,7 +27,7 @@ export const IssuerConfig = z.strictObject({
   audience: z.union([Name, z.array(Name).check(z.minLength(1))]),
   /** Pinned; absent: the asymmetric algorithms of the discovery document's `id_token_signing_alg_values_supported`. */
   algorithms: z.optional(z.array(Algorithm).check(z.minLength(1))),
-  /** Skips discovery when given. */
+  /** Where the keys are, instead of the discovery document's `jwks_uri`; with `algorithms` too, discovery is skipped. */
   jwks_uri: z.optional(z.url()),
   tenant: z.union([z.strictObject({ value: Id }), z.strictObject({ claim: Name })]),
   role: RoleMapping,
