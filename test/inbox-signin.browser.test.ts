@@ -58,6 +58,17 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)("inbox sign-in with an
       pasted: localStorage.getItem("tollgate.token"),
     }));
 
+  /** A fresh browser context on the inbox configured for the issuer, its sign-in clicked: at the provider's login page. */
+  async function startIssuerSignIn(hash = "") {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    page.setDefaultTimeout(15_000);
+    page.on("pageerror", (e) => pageErrors.push(e.message));
+    await page.goto(`${t.runtime.httpUrl}/?issuer=${encodeURIComponent(idp.issuer)}&client_id=inbox&resource=${encodeURIComponent(AUDIENCE)}${hash}`);
+    await page.getByTestId("signin-issuer").click();
+    return { context, page };
+  }
+
   /** The provider's own login and consent pages, then back at the inbox. */
   async function signInOnProviderPages(page: Page, login: string) {
     await page.locator('input[name="login"]').fill(login);
@@ -71,11 +82,7 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)("inbox sign-in with an
     const runner = await t.runner({ sessions: [{ session_id: "signin_release", title: "release" }] });
     const waiting = runner.elicit({ sessionId: "signin_release", elicitationId: "signin_e1", params: { message: "Ship it?" } });
 
-    const page = await (await browser.newContext()).newPage();
-    page.setDefaultTimeout(15_000);
-    page.on("pageerror", (e) => pageErrors.push(e.message));
-    await page.goto(`${t.runtime.httpUrl}/?issuer=${encodeURIComponent(idp.issuer)}&client_id=inbox&resource=${encodeURIComponent(AUDIENCE)}#session=signin_release`);
-    await page.getByTestId("signin-issuer").click();
+    const { page } = await startIssuerSignIn("#session=signin_release");
 
     await signInOnProviderPages(page, "alice");
     await expect.poll(() => page.locator("#who").textContent(), poll).toContain("alice");
@@ -102,11 +109,7 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)("inbox sign-in with an
   });
 
   it("says why when the issuer sends the person back without signing in, and cleans the address", async () => {
-    const page = await (await browser.newContext()).newPage();
-    page.setDefaultTimeout(15_000);
-    page.on("pageerror", (e) => pageErrors.push(e.message));
-    await page.goto(`${t.runtime.httpUrl}/?issuer=${encodeURIComponent(idp.issuer)}&client_id=inbox&resource=${encodeURIComponent(AUDIENCE)}`);
-    await page.getByTestId("signin-issuer").click();
+    const { page } = await startIssuerSignIn();
     await page.getByText("[ Cancel ]").click();
 
     await page.waitForURL((url) => url.origin === t.runtime.httpUrl);
@@ -117,11 +120,7 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)("inbox sign-in with an
   });
 
   it("a person the mapping gives no role is told so on the sign-in page, not left 'Offline, retrying'", async () => {
-    const page = await (await browser.newContext()).newPage();
-    page.setDefaultTimeout(15_000);
-    page.on("pageerror", (e) => pageErrors.push(e.message));
-    await page.goto(`${t.runtime.httpUrl}/?issuer=${encodeURIComponent(idp.issuer)}&client_id=inbox&resource=${encodeURIComponent(AUDIENCE)}`);
-    await page.getByTestId("signin-issuer").click();
+    const { page } = await startIssuerSignIn();
     await signInOnProviderPages(page, "bob");
 
     await page.getByTestId("signin-issuer").waitFor();
@@ -131,12 +130,7 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)("inbox sign-in with an
   });
 
   it("a renewal the network loses is tried again, so the person stays signed in", async () => {
-    const context = await browser.newContext();
-    const page = await context.newPage();
-    page.setDefaultTimeout(15_000);
-    page.on("pageerror", (e) => pageErrors.push(e.message));
-    await page.goto(`${t.runtime.httpUrl}/?issuer=${encodeURIComponent(idp.issuer)}&client_id=inbox&resource=${encodeURIComponent(AUDIENCE)}`);
-    await page.getByTestId("signin-issuer").click();
+    const { context, page } = await startIssuerSignIn();
     await signInOnProviderPages(page, "alice");
     const first = JSON.parse((await storage(page)).session!).access;
 
