@@ -6,7 +6,7 @@
  */
 import { setTimeout as delay } from "node:timers/promises";
 import { Option, type Command } from "commander";
-import * as z from "zod";
+import { decodeJwt } from "jose";
 import { decisionOf, hookElicitationId, hookOutput, hookParams, hookSessions, HookInput, timedOut, type HookDecision } from "../sdk/claude-code.js";
 import { TollgateRunner, type Verdict } from "../sdk/runner.js";
 import { EXIT } from "./exit.js";
@@ -40,12 +40,10 @@ function parseInput(text: string): HookInput {
   return parsed.data;
 }
 
-const Claims = z.object({ sub: z.string() });
-
 /** The `sub` of a JWT, read but not verified: it only tells the hook's own cancel from another's. */
 function subjectOf(token: string): string | undefined {
   try {
-    return Claims.parse(JSON.parse(Buffer.from(token.split(".")[1] ?? "", "base64url").toString())).sub;
+    return decodeJwt(token).sub;
   } catch {
     return undefined;
   }

@@ -1,8 +1,7 @@
 /** What every domain module is built over: real clients in Lambda, local endpoints in tests. */
 import type { Config } from "../shared/config.js";
 import type { LinkSigner } from "../shared/links.js";
-import type { Resolve } from "./notify/post.js";
-import { systemResolve } from "./notify/urls.js";
+import { type Resolve, systemResolve } from "./notify/urls.js";
 import type { Pusher } from "./push.js";
 import type { Stores } from "./stores/index.js";
 import type { Timers } from "./timers.js";

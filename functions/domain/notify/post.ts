@@ -8,9 +8,7 @@ import type { LookupAddress } from "node:dns";
 import { request as httpRequest, type IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { isIP } from "node:net";
-
-/** A name's addresses, as the system resolver answers them (tests may pass their own). */
-export type Resolve = (host: string) => Promise<string[]>;
+import { bareHost, type Resolve } from "./urls.js";
 
 export interface PostRules {
   resolve: Resolve;
@@ -43,7 +41,7 @@ function checkedLookup(rules: PostRules) {
 
 /** POSTs `body` to `url` and answers the status (the body is not read; a redirect is not followed), or why it could not. */
 export function post(url: URL, headers: Record<string, string>, body: string, rules: PostRules): Promise<PostResult> {
-  const host = url.hostname.replace(/^\[|\]$/g, "");
+  const host = bareHost(url.hostname);
   // A literal address is dialled as it is: `net` looks nothing up.
   if (isIP(host) && !rules.allowed(host)) return Promise.resolve({ error: REFUSED });
   const signal = AbortSignal.timeout(rules.timeoutMs);

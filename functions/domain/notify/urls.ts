@@ -6,7 +6,6 @@
 import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
 import { badRequest } from "../../shared/errors.js";
-import type { Resolve } from "./post.js";
 
 const V4_BLOCKED: [number, number][] = [
   [0x00000000, 8],
@@ -44,7 +43,8 @@ export function isNonPublic(ip: string): boolean {
 
 const isLoopback = (host: string) => host === "localhost" || host === "::1" || (isIP(host) === 4 && host.startsWith("127."));
 
-const bare = (hostname: string) => hostname.replace(/^\[|\]$/g, "");
+/** A URL's hostname without an IPv6 literal's brackets. */
+export const bareHost = (hostname: string) => hostname.replace(/^\[|\]$/g, "");
 
 /** The URL, checked; a refusal is `bad_request` saying why. */
 export async function checkTargetUrl(raw: string, local: boolean, resolve: Resolve): Promise<URL> {
@@ -55,7 +55,7 @@ export async function checkTargetUrl(raw: string, local: boolean, resolve: Resol
     throw badRequest("url: must be an absolute URL");
   }
   if (url.username || url.password) throw badRequest("url: must not carry credentials");
-  const host = bare(url.hostname);
+  const host = bareHost(url.hostname);
   if (url.protocol === "http:") {
     if (!local) throw badRequest("url: must be https");
     if (!isLoopback(host)) throw badRequest("url: plain http only to loopback");
@@ -72,6 +72,9 @@ async function requirePublic(host: string, resolve: Resolve): Promise<void> {
   if (addresses.length === 0) throw badRequest("url: host does not resolve");
   if (addresses.some(isNonPublic)) throw badRequest("url: must not point at a private, loopback or link-local address");
 }
+
+/** A name's addresses, as the system resolver answers them (tests may pass their own). */
+export type Resolve = (host: string) => Promise<string[]>;
 
 /** The system resolver's answer: every address, as a connection would look the name up. */
 export const systemResolve: Resolve = async (host) => (await lookup(host, { all: true })).map((a) => a.address);
